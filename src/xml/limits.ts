@@ -1,0 +1,31 @@
+/**
+ * Every bound the product enforces, in one place (SPEC §6). Transports, tools and the engine
+ * read their limits from here so a change is one edit and the documentation has one source.
+ */
+
+/** Largest XML document or XSD schema accepted, in UTF-8 bytes (SPEC §2). */
+export const MAX_DOCUMENT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Largest stdio line. A JSON string escape can grow one UTF-8 byte into six characters
+ * (`\u0001`), and `xml_validate` carries two documents, so the line limit leaves room for
+ * both at their worst plus the JSON-RPC envelope.
+ */
+export const MAX_MESSAGE_BYTES = 2 * 6 * MAX_DOCUMENT_BYTES + 1024 * 1024;
+
+/** Element nesting depth; libxml2 refuses deeper documents by itself without XML_PARSE_HUGE. */
+export const MAX_ELEMENT_DEPTH = 256;
+
+/**
+ * XPath expression bounds. This libxml2 build runs on emscripten's small WebAssembly stack:
+ * ~280 nested predicates hang the compiler and ~4,500 flat operators corrupt the library
+ * (ENGINE-NOTES.md), so expressions are capped well below both before they reach it.
+ */
+export const MAX_XPATH_LENGTH = 2048;
+export const MAX_XPATH_NESTING = 32;
+
+/** Wall-clock budget of one engine call; past it the worker is terminated and replaced. */
+export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
+
+/** Indentation accepted by xml_format. */
+export const MAX_INDENT = 16;

@@ -1,0 +1,71 @@
+import { ParseOption, XmlDocument, XmlParseError } from 'libxml2-wasm';
+import { EngineError } from './errors.js';
+import { MAX_DOCUMENT_BYTES } from './limits.js';
+
+/**
+ * Options every parse shares: never load external entities or DTDs, never touch the network,
+ * and report true line numbers past 65,535. No XML_PARSE_HUGE, so libxml2 keeps its own
+ * depth (256) and entity-amplification limits; no DTDLOAD, DTDVALID or XINCLUDE, ever.
+ */
+const SAFE = ParseOption.XML_PARSE_NO_XXE | ParseOption.XML_PARSE_NONET | ParseOption.XML_PARSE_BIG_LINES;
+
+/** What the parse is for decides how entities, CDATA and blank text are kept. */
+export type ParsePurpose = 'check' | 'query' | 'validate' | 'format';
+
+const OPTIONS: Record<ParsePurpose, ParseOption> = {
+  check: SAFE,
+  // XPath 1.0 sees entity replacement text and one text node where CDATA meets text (§5.7).
+  query: SAFE | ParseOption.XML_PARSE_NOENT | ParseOption.XML_PARSE_NOCDATA,
+  validate: SAFE | ParseOption.XML_PARSE_NOENT,
+  // Entity references stay references so formatting never changes data.
+  format: SAFE | ParseOption.XML_PARSE_NOBLANKS,
+};
+
+export type XmlSource = string | Uint8Array;
+
+export function toUtf8(source: XmlSource): Uint8Array {
+  return typeof source === 'string' ? new TextEncoder().encode(source) : source;
+}
+
+export function assertWithinSize(bytes: Uint8Array, argument: string): void {
+  if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
+    throw new EngineError({
+      code: 'too-large',
+      message: `The \`${argument}\` argument is ${bytes.byteLength} bytes (UTF-8); the limit is ${MAX_DOCUMENT_BYTES} bytes (8 MiB). Pass a smaller document or an extract of it.`,
+    });
+  }
+}
+
+/**
+ * Parses a document the caller must dispose. The text arrived as a JavaScript string, so it
+ * is always read as UTF-8: an `encoding="ISO-8859-1"` declaration must not be applied twice.
+ */
+export function parseDocument(source: XmlSource, purpose: ParsePurpose, argument = 'xml'): XmlDocument {
+  const bytes = toUtf8(source);
+  assertWithinSize(bytes, argument);
+  try {
+    return XmlDocument.fromBuffer(bytes, { option: OPTIONS[purpose], encoding: 'utf-8' });
+  } catch (error) {
+    throw toNotWellFormed(error, argument);
+  }
+}
+
+function toNotWellFormed(error: unknown, argument: string): EngineError {
+  if (!(error instanceof XmlParseError)) {
+    return new EngineError({ code: 'not-well-formed', message: `The \`${argument}\` argument could not be parsed.` });
+  }
+  const first = error.details.find((detail) => detail.level >= 2) ?? error.details[0];
+  const reason = (first?.message ?? error.message).trim();
+  if (!first) return new EngineError({ code: 'not-well-formed', message: `The \`${argument}\` argument is not well-formed XML: ${reason}` });
+  return new EngineError({
+    code: 'not-well-formed',
+    message: `The \`${argument}\` argument is not well-formed XML: line ${first.line}, column ${first.col}: ${reason}`,
+    line: first.line,
+    column: first.col,
+  });
+}
+
+/** The libxml2 pointer behind a document, for the raw calls the public API does not offer. */
+export function documentPointer(doc: XmlDocument): number {
+  return (doc as unknown as { _ptr: number })._ptr;
+}

@@ -1,0 +1,139 @@
+import {
+  XmlErrorStruct,
+  XmlNodeSetStruct,
+  XmlNodeType,
+  XmlNsStruct,
+  XmlTreeCommonStruct,
+  XmlXPathObjectStruct,
+  xmlGetLastError,
+  xmlNodeGetContent,
+  xmlResetLastError,
+  xmlXPathCompiledEval,
+  xmlXPathCtxtCompile,
+  xmlXPathFreeCompExpr,
+  xmlXPathFreeContext,
+  xmlXPathFreeObject,
+  xmlXPathNewContext,
+  xmlXPathRegisterNs,
+  xmlXPathSetContextNode,
+} from 'libxml2-wasm/lib/libxml2.mjs';
+import { EngineError } from './errors.js';
+import { documentPointer, parseDocument, type XmlSource } from './parse.js';
+import { guardExpression, type Namespaces } from './xpath-guard.js';
+import { xpathNumberToString } from './xpath-number.js';
+
+export interface QueryResult {
+  type: 'node-set' | 'number' | 'string' | 'boolean';
+  /** Nodes in a node-set; 1 for a scalar. */
+  count: number;
+  /** String-values in document order, or the one scalar value. */
+  values: string[];
+}
+
+/**
+ * Evaluates an XPath 1.0 expression with the document node as context node. libxml2-wasm's own
+ * `eval` starts from the root element (so `library/book` would miss), and frees namespace nodes
+ * before they can be read, so the evaluation is driven through the raw API here.
+ */
+export function query(xml: XmlSource, expression: string, namespaces: Namespaces = {}): QueryResult {
+  guardExpression(expression, namespaces);
+  const doc = parseDocument(xml, 'query');
+  try {
+    return evaluate(documentPointer(doc), expression, namespaces);
+  } finally {
+    doc.dispose();
+  }
+}
+
+function evaluate(docPtr: number, expression: string, namespaces: Namespaces): QueryResult {
+  const context = xmlXPathNewContext(docPtr);
+  try {
+    for (const [prefix, uri] of Object.entries(namespaces)) {
+      if (prefix !== 'xml') xmlXPathRegisterNs(context, prefix, uri);
+    }
+    xmlXPathSetContextNode(docPtr, context);
+    xmlResetLastError();
+    const compiled = xmlXPathCtxtCompile(context, expression);
+    if (compiled === 0) throw compileError(expression);
+    try {
+      const object = xmlXPathCompiledEval(compiled, context);
+      if (object === 0) throw evaluationError(expression);
+      try {
+        return readResult(object);
+      } finally {
+        xmlXPathFreeObject(object);
+      }
+    } finally {
+      xmlXPathFreeCompExpr(compiled);
+    }
+  } finally {
+    xmlXPathFreeContext(context);
+  }
+}
+
+function readResult(object: number): QueryResult {
+  switch (XmlXPathObjectStruct.type(object)) {
+    case XmlXPathObjectStruct.Type.XPATH_NODESET: {
+      const set = XmlXPathObjectStruct.nodesetval(object);
+      const size = set === 0 ? 0 : XmlNodeSetStruct.nodeCount(set);
+      const values = size === 0 ? [] : Array.from(XmlNodeSetStruct.nodeTable(set, size), stringValue);
+      return { type: 'node-set', count: size, values };
+    }
+    case XmlXPathObjectStruct.Type.XPATH_BOOLEAN:
+      return { type: 'boolean', count: 1, values: [XmlXPathObjectStruct.boolval(object) ? 'true' : 'false'] };
+    case XmlXPathObjectStruct.Type.XPATH_NUMBER:
+      return { type: 'number', count: 1, values: [xpathNumberToString(XmlXPathObjectStruct.floatval(object))] };
+    case XmlXPathObjectStruct.Type.XPATH_STRING:
+      return { type: 'string', count: 1, values: [XmlXPathObjectStruct.stringval(object) ?? ''] };
+    default:
+      throw new EngineError({ code: 'xpath-failed', message: 'The expression produced a value XPath 1.0 does not define.' });
+  }
+}
+
+/** XPath 1.0 §5 string-value; a namespace node's value is its URI. */
+function stringValue(node: number): string {
+  if (XmlTreeCommonStruct.type(node) === XmlNodeType.XML_NAMESPACE_DECL) return XmlNsStruct.href(node) ?? '';
+  return xmlNodeGetContent(node) ?? '';
+}
+
+/** Reads one 32-bit field of libxml2's xmlError, which the wrapper's accessors do not cover. */
+function errorInt(error: number, offset: number): number {
+  // XmlErrorStruct.level reads the i32 at error + 12; shifting the base reads any other field.
+  return XmlErrorStruct.level(error + offset - 12);
+}
+const XML_ERROR_INT1_OFFSET = 36;
+
+function lastErrorMessage(): { reason: string; position: number | undefined } {
+  const error = xmlGetLastError();
+  if (error === 0) return { reason: 'syntax error', position: undefined };
+  const reason = XmlErrorStruct.message(error).trim() || 'syntax error';
+  return { reason, position: errorInt(error, XML_ERROR_INT1_OFFSET) };
+}
+
+function compileError(expression: string): EngineError {
+  const { reason, position } = lastErrorMessage();
+  const at = characterPosition(expression, position);
+  const where = at === undefined ? '' : ` at character ${at + 1}`;
+  const pointer = at === undefined ? '' : `\n  ${expression}\n  ${' '.repeat(at)}^`;
+  return new EngineError({
+    code: 'invalid-xpath',
+    message: `The \`xpath\` argument is not a valid XPath 1.0 expression${where}: ${reason}.${pointer}`,
+    ...(at === undefined ? {} : { column: at + 1 }),
+  });
+}
+
+function evaluationError(expression: string): EngineError {
+  const { reason } = lastErrorMessage();
+  return new EngineError({
+    code: 'xpath-failed',
+    message: `The expression \`${expression}\` could not be evaluated: ${reason}. Check function names and argument types (XPath 1.0).`,
+  });
+}
+
+/** libxml2 reports a byte offset into the UTF-8 expression; the model counts characters. */
+function characterPosition(expression: string, byteOffset: number | undefined): number | undefined {
+  if (byteOffset === undefined || byteOffset < 0) return undefined;
+  const bytes = new TextEncoder().encode(expression);
+  if (byteOffset > bytes.length) return undefined;
+  return new TextDecoder().decode(bytes.subarray(0, byteOffset)).length;
+}

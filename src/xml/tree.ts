@@ -1,0 +1,54 @@
+import {
+  XmlNamedNodeStruct,
+  XmlNodeStruct,
+  XmlNodeType,
+  XmlNsStruct,
+  XmlTreeCommonStruct,
+} from 'libxml2-wasm/lib/libxml2.mjs';
+
+/**
+ * Visits every node below the document node in document order, without recursion (the
+ * WebAssembly side already limits depth; the JavaScript side should not add a stack of its own).
+ * The raw `next` pointers are used because the public API stops at processing instructions.
+ * `depth` is 1 for the children of the document node (the root element among them).
+ */
+export function walk(docPtr: number, visit: (node: number, type: number, depth: number) => void): void {
+  const stack: Array<[node: number, depth: number]> = [];
+  for (let child = XmlTreeCommonStruct.children(docPtr); child !== 0; child = XmlTreeCommonStruct.next(child)) {
+    stack.push([child, 1]);
+  }
+  stack.reverse();
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [number, number];
+    const type = XmlTreeCommonStruct.type(node);
+    visit(node, type, depth);
+    if (type !== XmlNodeType.XML_ELEMENT_NODE) continue;
+    const children: Array<[number, number]> = [];
+    for (let child = XmlTreeCommonStruct.children(node); child !== 0; child = XmlTreeCommonStruct.next(child)) {
+      children.push([child, depth + 1]);
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as [number, number]);
+  }
+}
+
+/** Number of attributes on an element node. */
+export function attributeCount(element: number): number {
+  let count = 0;
+  for (let attr = XmlNodeStruct.properties(element); attr !== 0; attr = XmlTreeCommonStruct.next(attr)) count++;
+  return count;
+}
+
+/** The element's name as written in the document, prefix included. */
+export function qualifiedName(element: number): string {
+  const local = XmlTreeCommonStruct.name_(element);
+  const ns = XmlNamedNodeStruct.namespace(element);
+  const prefix = ns === 0 ? null : XmlNsStruct.prefix(ns);
+  return prefix ? `${prefix}:${local}` : local;
+}
+
+/** The element's namespace URI and the prefix it was written with (null for a default namespace). */
+export function namespaceOf(element: number): { uri: string; prefix: string | null } | null {
+  const ns = XmlNamedNodeStruct.namespace(element);
+  if (ns === 0) return null;
+  return { uri: XmlNsStruct.href(ns) ?? '', prefix: XmlNsStruct.prefix(ns) || null };
+}

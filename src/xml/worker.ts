@@ -1,0 +1,45 @@
+import { parentPort } from 'node:worker_threads';
+import { EngineError, type EngineErrorData } from './errors.js';
+import { type OperationName, operations } from './operations.js';
+
+/** One engine call on this worker; the pool sends one at a time. */
+export interface WorkerRequest {
+  id: number;
+  op: OperationName;
+  args: unknown;
+}
+
+export type WorkerReply =
+  | { id: number; ok: true; result: unknown }
+  /** `poisoned`: libxml2 may be corrupt after this failure, so the pool must replace the worker. */
+  | { id: number; ok: false; error: EngineErrorData; poisoned: boolean };
+
+const port = parentPort;
+if (!port) throw new Error('worker.ts runs only as a worker thread');
+
+port.on('message', (request: WorkerRequest) => {
+  let reply: WorkerReply;
+  try {
+    const run = operations[request.op] as (args: unknown) => unknown;
+    reply = { id: request.id, ok: true, result: run(request.args) };
+  } catch (error) {
+    reply = { id: request.id, ok: false, ...describeFailure(error) };
+  }
+  port.postMessage(reply);
+});
+
+function describeFailure(error: unknown): { error: EngineErrorData; poisoned: boolean } {
+  if (error instanceof EngineError) return { error: error.toData(), poisoned: false };
+  // A WebAssembly trap (stack overflow, "null function") can leave libxml2's state corrupt.
+  const poisoned = error instanceof Error && (error.name === 'RuntimeError' || error instanceof RangeError);
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    error: {
+      code: poisoned ? 'engine-crashed' : 'xpath-failed',
+      message: poisoned
+        ? `The XML engine ran out of stack on this input (${reason}). Simplify the expression or the document and call again.`
+        : `The XML engine failed on this input: ${reason}`,
+    },
+    poisoned,
+  };
+}
