@@ -1,0 +1,39 @@
+import { type CallToolResult, Server } from '@modelcontextprotocol/server';
+import { tools } from './tools/index.js';
+import { listing, parseArguments, toolError } from './tools/tool.js';
+import { VERSION } from './version.js';
+import type { EnginePool } from './xml/pool.js';
+
+const INSTRUCTIONS =
+  'Answers questions about XML documents exactly, so you never count or search XML by eye. ' +
+  'Pass the document text in the `xml` argument. On an unfamiliar document call xml_inspect first: ' +
+  'it gives the element names and the namespaces xml_query needs. Then use xml_query (XPath 1.0) for ' +
+  'counts, values and filters; xml_check for well-formedness; xml_validate for XSD; xml_format to pretty-print.';
+
+const byName = new Map(tools.map((tool) => [tool.name, tool]));
+const toolList = tools.map(listing);
+const toolNames = tools.map((tool) => tool.name).join(', ');
+
+/**
+ * Builds the MCP server every transport serves. The tool handlers are registered on the
+ * low-level `Server` rather than through `McpServer.registerTool`, because SPEC §2 wants an
+ * unknown tool and a bad argument to be `isError` results a model can read (McpServer answers
+ * the first with JSON-RPC -32602) with messages that name the field (see docs/adr/0002).
+ */
+export function createServer(engine: EnginePool): Server {
+  const server = new Server({ name: 'oxml-mcp', title: 'oxml-mcp: XML query tools', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+
+  server.setRequestHandler('tools/list', () => ({ tools: toolList }));
+
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+    const { name, arguments: rawArguments } = request.params;
+    const tool = byName.get(name);
+    if (!tool) return toolError(`Unknown tool \`${name}\`. The tools are: ${toolNames}.`);
+    const parsed = parseArguments(tool, rawArguments);
+    if (!parsed.ok) return toolError(parsed.message);
+    const result = await tool.run(parsed.args, { engine, signal: ctx.mcpReq.signal });
+    return server.projectCallToolResult(result, toolList.find((entry) => entry.name === name)?.outputSchema) as CallToolResult;
+  });
+
+  return server;
+}

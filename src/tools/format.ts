@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { MAX_INDENT } from '../xml/limits.js';
+import { answering, defineTool, encode, toolResult, xmlArgument } from './tool.js';
+
+export const xmlFormat = defineTool({
+  name: 'xml_format',
+  title: 'Format XML',
+  description:
+    'Pretty-print (indent > 0) or minify (indent 0) a document without changing its data: mixed content, xml:space="preserve", comments, CDATA and PIs are kept. Returns the new text.',
+  input: z.object({
+    xml: xmlArgument,
+    indent: z.int().min(0).max(MAX_INDENT).default(0).describe('Spaces per level; 0 minifies.'),
+    empty_elements: z
+      .enum(['self-closing', 'spaced', 'expanded'])
+      .default('self-closing')
+      .describe('Empty elements as <a/>, <a /> or <a></a>.'),
+  }),
+  output: z.object({ xml: z.string() }),
+  async run({ xml, indent, empty_elements }, { engine, signal }) {
+    return answering(async () => {
+      const result = await engine.run('format', { xml: encode(xml), indent, emptyElements: empty_elements }, { signal });
+      return toolResult(result.xml, result);
+    });
+  },
+});

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import type { InspectResult } from '../xml/inspect.js';
+import { answering, defineTool, encode, toolResult, xmlArgument } from './tool.js';
+
+const output = z.object({
+  root: z.string(),
+  maxDepth: z.int().min(0),
+  totalElements: z.int().min(0),
+  attributes: z.int().min(0),
+  elements: z.array(z.object({ name: z.string(), count: z.int().min(0) })),
+  namespaces: z.array(z.object({ uri: z.string(), prefixes: z.array(z.string().nullable()), elements: z.int().min(0) })),
+});
+
+export const xmlInspect = defineTool({
+  name: 'xml_inspect',
+  title: 'Inspect XML structure',
+  description:
+    'Summarise an XML document\'s shape: root element, maximum depth, every element name with its count, and the namespaces to pass to xml_query. Call this first on an unfamiliar document.',
+  input: z.object({ xml: xmlArgument }),
+  output,
+  async run({ xml }, { engine, signal }) {
+    return answering(async () => {
+      const result = await engine.run('inspect', { xml: encode(xml) }, { signal });
+      return toolResult(render(result), { ...result });
+    });
+  },
+});
+
+function render(result: InspectResult): string {
+  const lines = [
+    `Root element: ${result.root}`,
+    `Maximum depth: ${result.maxDepth}`,
+    `Elements: ${result.totalElements} in ${result.elements.length} name${result.elements.length === 1 ? '' : 's'}; attributes: ${result.attributes}`,
+    ...result.elements.map(({ name, count }) => `  ${name}: ${count}`),
+  ];
+  if (result.namespaces.length === 0) {
+    lines.push('Namespaces: none (unprefixed XPath names match these elements).');
+    return lines.join('\n');
+  }
+  lines.push('Namespaces (XPath needs a prefix for each, even a default namespace):');
+  const bindings: Record<string, string> = {};
+  result.namespaces.forEach(({ uri, prefixes, elements }, index) => {
+    const written = prefixes.map((prefix) => (prefix === null ? 'default (no prefix)' : `${prefix}:`)).join(', ');
+    lines.push(`  ${uri} — ${elements} element${elements === 1 ? '' : 's'}, written as ${written}`);
+    const preferred = prefixes.find((prefix): prefix is string => prefix !== null && !(prefix in bindings)) ?? `ns${index + 1}`;
+    bindings[preferred] = uri;
+  });
+  lines.push(`Pass to xml_query as "namespaces": ${JSON.stringify(bindings)} (any prefix works; the URI is what matches).`);
+  return lines.join('\n');
+}

@@ -1,0 +1,105 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { EngineError } from '../xml/errors.js';
+import type { EnginePool } from '../xml/pool.js';
+
+/** What every tool is given to do its work. */
+export interface ToolContext {
+  engine: EnginePool;
+  signal: AbortSignal;
+}
+
+/** One of the five tools: its listing, its arguments, and how it answers. */
+export interface ToolDefinition<Args = unknown> {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodType<Args>;
+  output: z.ZodType;
+  run(args: Args, context: ToolContext): Promise<CallToolResult>;
+}
+
+/** SPEC §1.3: every tool only reads, and the same call always gives the same answer. */
+const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+export function defineTool<Args>(definition: ToolDefinition<Args>): ToolDefinition<Args> {
+  return definition;
+}
+
+/** The `tools/list` entry: JSON Schemas generated from the zod schemas, trimmed of noise a model pays for. */
+export function listing(tool: ToolDefinition): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input, 'input') as Tool['inputSchema'],
+    outputSchema: jsonSchema(tool.output, 'output') as Tool['outputSchema'],
+    annotations: { title: tool.title, ...ANNOTATIONS },
+  };
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
+  return JSON.parse(JSON.stringify(rest), (key, value) =>
+    // zod bounds every integer at ±2^53; those bounds say nothing to a model.
+    (key === 'maximum' || key === 'minimum') && Math.abs(value) === Number.MAX_SAFE_INTEGER ? undefined : value,
+  );
+}
+
+/**
+ * Validates arguments into a sentence that names the field at fault, or returns the parsed
+ * arguments. Strings must be well-formed Unicode: a lone surrogate cannot be encoded to UTF-8.
+ */
+export function parseArguments<Args>(tool: ToolDefinition<Args>, raw: unknown): { ok: true; args: Args } | { ok: false; message: string } {
+  const result = tool.input.safeParse(raw ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue?.path.map(String).join('.') || 'arguments';
+    const missing = issue?.code === 'invalid_type' && (raw as Record<string, unknown> | undefined)?.[field] === undefined;
+    const detail = missing ? 'is required but was not given' : `is invalid: ${issue?.message ?? 'unexpected value'}`;
+    return { ok: false, message: `The \`${field}\` argument of ${tool.name} ${detail}.` };
+  }
+  for (const [field, value] of Object.entries(result.data as Record<string, unknown>)) {
+    const bad = firstLoneSurrogate(value);
+    if (bad !== undefined) {
+      return {
+        ok: false,
+        message: `The \`${field}\` argument contains a lone UTF-16 surrogate at character ${bad + 1}; send valid Unicode (a character outside the BMP must be a surrogate pair).`,
+      };
+    }
+  }
+  return { ok: true, args: result.data };
+}
+
+function firstLoneSurrogate(value: unknown): number | undefined {
+  const texts = typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.entries(value).flat() : [];
+  for (const text of texts) {
+    if (typeof text === 'string' && !text.isWellFormed()) {
+      return text.search(/\p{Surrogate}/u);
+    }
+  }
+  return undefined;
+}
+
+/** A result the model reads as "the tool ran and could not do this". */
+export function toolError(message: string, structuredContent?: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true, ...(structuredContent ? { structuredContent } : {}) };
+}
+
+export function toolResult(text: string, structuredContent: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent };
+}
+
+/** Engine failures become `isError` results; anything else is a bug and propagates. */
+export async function answering(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof EngineError) return toolError(error.message);
+    throw error;
+  }
+}
+
+export const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+export const xmlArgument = z.string().describe('The XML document itself, as text (not a path or URL).');

@@ -1,0 +1,137 @@
+import type { Readable, Writable } from 'node:stream';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { DEFAULT_CALL_TIMEOUT_MS, MAX_MESSAGE_BYTES } from '../xml/limits.js';
+import { classifyLine, errorReply, INVALID_REQUEST, type RequestId } from './jsonrpc-lines.js';
+
+const NEWLINE = 0x0a;
+/** How long replies still owed at end of input may take; every engine call has a shorter deadline. */
+const END_OF_INPUT_GRACE_MS = DEFAULT_CALL_TIMEOUT_MS * 3;
+
+/**
+ * Line-framed stdio for the SDK's `serveStdio`, completing the SDK's own transport where SPEC
+ * §3 asks more of it: a bad line gets a JSON-RPC error reply instead of silence, an oversized
+ * line is skipped with an error reply instead of closing the session, the line limit fits an
+ * 8 MiB document at its worst JSON escaping, and at end of input the replies still owed are
+ * written before the transport closes (the SDK aborts them).
+ */
+export class LineStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  /** Resolves once the transport has closed, whichever side closed it. */
+  readonly closed: Promise<void>;
+
+  readonly #input: Readable;
+  readonly #output: Writable;
+  readonly #maxLineBytes: number;
+  readonly #pending = new Set<RequestId>();
+  #chunks: Buffer[] = [];
+  #buffered = 0;
+  /** True while the rest of an oversized line is being thrown away. */
+  #skipping = false;
+  #inputEnded = false;
+  #isClosed = false;
+  #resolveClosed: () => void = () => {};
+
+  constructor(input: Readable, output: Writable, options: { maxLineBytes?: number } = {}) {
+    this.#input = input;
+    this.#output = output;
+    this.#maxLineBytes = options.maxLineBytes ?? MAX_MESSAGE_BYTES;
+    this.closed = new Promise((resolve) => {
+      this.#resolveClosed = resolve;
+    });
+  }
+
+  async start(): Promise<void> {
+    this.#input.on('data', this.#onData);
+    this.#input.on('end', this.#onEnd);
+    this.#input.on('error', (error: Error) => this.onerror?.(error));
+    this.#output.on('error', (error: Error) => {
+      this.onerror?.(error);
+      void this.close();
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#isClosed) return;
+    const line = `${JSON.stringify(message)}\n`;
+    if (!this.#output.write(line)) {
+      await new Promise<void>((resolve) => this.#output.once('drain', resolve));
+    }
+    if ('id' in message && ('result' in message || 'error' in message) && message.id !== undefined) {
+      this.#pending.delete(message.id as RequestId);
+      this.#closeIfDone();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#isClosed) return;
+    this.#isClosed = true;
+    this.#input.off('data', this.#onData);
+    this.#input.off('end', this.#onEnd);
+    this.#chunks = [];
+    this.onclose?.();
+    this.#resolveClosed();
+  }
+
+  #onEnd = (): void => {
+    this.#inputEnded = true;
+    this.#closeIfDone();
+    // Backstop: a request the server never answers must not keep the process alive forever.
+    setTimeout(() => void this.close(), END_OF_INPUT_GRACE_MS).unref();
+  };
+
+  #closeIfDone(): void {
+    if (this.#inputEnded && this.#pending.size === 0) void this.close();
+  }
+
+  #onData = (chunk: Buffer): void => {
+    let start = 0;
+    for (let newline = chunk.indexOf(NEWLINE); newline >= 0; newline = chunk.indexOf(NEWLINE, start)) {
+      this.#append(chunk.subarray(start, newline));
+      this.#endLine();
+      start = newline + 1;
+    }
+    this.#append(chunk.subarray(start));
+  };
+
+  #append(piece: Buffer): void {
+    if (this.#skipping || piece.length === 0) return;
+    if (this.#buffered + piece.length > this.#maxLineBytes) {
+      this.#chunks = [];
+      this.#buffered = 0;
+      this.#skipping = true;
+      this.#reply(
+        errorReply(null, INVALID_REQUEST, `Invalid Request: the message is longer than this transport's limit of ${this.#maxLineBytes} bytes and was skipped. Documents are limited to 8 MiB each.`),
+      );
+      return;
+    }
+    this.#chunks.push(piece);
+    this.#buffered += piece.length;
+  }
+
+  #endLine(): void {
+    if (this.#skipping) {
+      this.#skipping = false;
+      return;
+    }
+    const bytes = this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks, this.#buffered);
+    this.#chunks = [];
+    this.#buffered = 0;
+    const line = bytes.toString('utf8').trim();
+    if (line === '') return;
+    const verdict = classifyLine(line);
+    if ('reply' in verdict) {
+      this.#reply(verdict.reply);
+      return;
+    }
+    const { message } = verdict;
+    if ('method' in message && 'id' in message && message.id !== undefined) this.#pending.add(message.id);
+    this.onmessage?.(message);
+  }
+
+  #reply(reply: ReturnType<typeof errorReply>): void {
+    this.send(reply as JSONRPCMessage).catch((error: Error) => this.onerror?.(error));
+  }
+}
