@@ -45,7 +45,8 @@ export function query(xml: XmlSource, expression: string, namespaces: Namespaces
   }
 }
 
-function evaluate(docPtr: number, expression: string, namespaces: Namespaces): QueryResult {
+/** Evaluates on an already parsed document; the caller guards the expression and owns the document. */
+export function evaluate(docPtr: number, expression: string, namespaces: Namespaces): QueryResult {
   const context = xmlXPathNewContext(docPtr);
   try {
     for (const [prefix, uri] of Object.entries(namespaces)) {

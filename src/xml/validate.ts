@@ -1,7 +1,7 @@
 import { XmlValidateError, XsdValidator } from 'libxml2-wasm';
 import { EngineError } from './errors.js';
-import { parseDocument, type XmlSource } from './parse.js';
-import { query } from './query.js';
+import { documentPointer, parseDocument, type XmlSource } from './parse.js';
+import { evaluate } from './query.js';
 
 export interface Violation {
   message: string;
@@ -19,12 +19,13 @@ const XSD = 'http://www.w3.org/2001/XMLSchema';
 
 /** Validates against an XSD 1.0 schema given as text. Nothing the schema points to is fetched. */
 export function validate(xml: XmlSource, xsd: XmlSource): ValidateResult {
-  refuseExternalSchemaParts(xsd);
   const schemaDoc = parseDocument(xsd, 'validate', 'xsd');
   let validator: XsdValidator;
   try {
+    refuseExternalSchemaParts(documentPointer(schemaDoc));
     validator = XsdValidator.fromDoc(schemaDoc);
   } catch (error) {
+    if (error instanceof EngineError) throw error;
     throw new EngineError({ code: 'invalid-schema', message: `The \`xsd\` argument is not a usable XML Schema: ${describe(error)}` });
   } finally {
     schemaDoc.dispose();
@@ -57,9 +58,9 @@ export function validate(xml: XmlSource, xsd: XmlSource): ValidateResult {
  * libxml2 try to load another file; it cannot here, and a half-loaded schema gives verdicts
  * that look right and are not. Refuse them with the fix instead.
  */
-function refuseExternalSchemaParts(xsd: XmlSource): void {
-  const external = query(
-    xsd,
+function refuseExternalSchemaParts(schemaPtr: number): void {
+  const external = evaluate(
+    schemaPtr,
     '(/xs:schema/xs:include | /xs:schema/xs:redefine | /xs:schema/xs:override | /xs:schema/xs:import[@schemaLocation])/@schemaLocation',
     { xs: XSD },
   );

@@ -8,7 +8,6 @@ export function xpathNumberToString(value: number): string {
   if (value === Number.POSITIVE_INFINITY) return 'Infinity';
   if (value === Number.NEGATIVE_INFINITY) return '-Infinity';
   if (value === 0) return '0';
-  if (Number.isInteger(value)) return BigInt(value).toString();
   const text = String(value);
   return text.includes('e') ? expandExponent(text) : text;
 }

@@ -1,0 +1,136 @@
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from '../src/server.js';
+import { EnginePool } from '../src/xml/pool.js';
+
+let engine: EnginePool;
+let client: Client;
+
+beforeAll(async () => {
+  engine = new EnginePool({ size: 2 });
+  const server = createServer(engine);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  client = new Client({ name: 'tools-test', version: '1.0.0' });
+  await client.connect(clientSide);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await engine?.close();
+});
+
+type Result = Awaited<ReturnType<Client['callTool']>>;
+const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<Result>;
+const text = (result: Result) => (result.content as Array<{ type: string; text: string }>)[0]?.text ?? '';
+
+describe('the MCP server through an in-memory client', () => {
+  it('lists exactly five read-only tools with input and output schemas', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['xml_check', 'xml_format', 'xml_inspect', 'xml_query', 'xml_validate']);
+    for (const tool of tools) {
+      expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+      expect(tool.inputSchema.required).toContain('xml');
+      expect(tool.outputSchema).toBeDefined();
+      expect(JSON.stringify(tool)).not.toContain('$schema');
+    }
+  });
+
+  it('keeps tools/list small, since every description sits in the model context', async () => {
+    const { tools } = await client.listTools();
+    expect(JSON.stringify({ tools }).length).toBeLessThan(7000);
+  });
+
+  it('tells the model to call xml_inspect first', () => {
+    expect(client.getInstructions()).toContain('xml_inspect first');
+  });
+
+  it('answers the quick-start query with text and structured content', async () => {
+    const result = await call('xml_query', { xml: '<library><book><title>Dune</title></book></library>', xpath: '//title' });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toBe('Dune');
+    expect(result.structuredContent).toEqual({ type: 'node-set', count: 1, values: ['Dune'] });
+  });
+
+  it('answers a count as a bare number', async () => {
+    const result = await call('xml_query', { xml: '<r><t/><t/></r>', xpath: 'count(//t)' });
+    expect(text(result)).toBe('2');
+    expect(result.structuredContent).toEqual({ type: 'number', count: 1, values: ['2'] });
+  });
+
+  it('says in words when nothing matched, and when matches are all empty', async () => {
+    expect(text(await call('xml_query', { xml: '<r/>', xpath: '//x' }))).toContain('No nodes matched');
+    expect(text(await call('xml_query', { xml: '<r><x/><x/></r>', xpath: '//x' }))).toContain('2 nodes matched `//x`, all with empty text');
+  });
+
+  it('queries namespaced documents through the namespaces argument', async () => {
+    const xml = '<feed xmlns="http://www.w3.org/2005/Atom"><entry><title>A</title></entry></feed>';
+    const result = await call('xml_query', { xml, xpath: '//a:title', namespaces: { a: 'http://www.w3.org/2005/Atom' } });
+    expect(text(result)).toBe('A');
+    const unbound = await call('xml_query', { xml, xpath: '//a:title' });
+    expect(unbound.isError).toBe(true);
+    expect(text(unbound)).toContain('namespaces');
+  });
+
+  it('inspects shape and suggests namespace bindings', async () => {
+    const result = await call('xml_inspect', { xml: '<feed xmlns="urn:atom"><entry/><entry/></feed>' });
+    expect(text(result)).toContain('Root element: feed');
+    expect(text(result)).toContain('Maximum depth: 2');
+    expect(text(result)).toContain('"namespaces": {"ns1":"urn:atom"}');
+    expect(result.structuredContent).toMatchObject({ root: 'feed', maxDepth: 2, elements: [{ name: 'entry', count: 2 }, { name: 'feed', count: 1 }] });
+  });
+
+  it('checks well-formedness with line and column', async () => {
+    const good = await call('xml_check', { xml: '<r><a/></r>' });
+    expect(good.isError).toBeFalsy();
+    expect(text(good)).toContain('Well-formed');
+    const bad = await call('xml_check', { xml: '<r>\n<a></r>' });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toMatch(/line 2, column \d+/);
+    expect(bad.structuredContent).toMatchObject({ wellFormed: false, error: { line: 2 } });
+  });
+
+  it('validates against XSD and lists violations', async () => {
+    const xsd =
+      '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="n" type="xs:integer"/></xs:schema>';
+    expect((await call('xml_validate', { xml: '<n>4</n>', xsd })).isError).toBeFalsy();
+    const bad = await call('xml_validate', { xml: '<n>four</n>', xsd });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toContain('1 violation');
+    expect(bad.structuredContent).toMatchObject({ valid: false, violations: [{ path: '/n', line: 1 }] });
+  });
+
+  it('formats with the default style and with options', async () => {
+    expect(text(await call('xml_format', { xml: '<r>\n  <a/>\n</r>' }))).toBe('<r><a/></r>');
+    expect(text(await call('xml_format', { xml: '<r><a/></r>', indent: 2, empty_elements: 'spaced' }))).toBe('<r>\n  <a />\n</r>');
+  });
+
+  it('answers an unknown tool with an isError result naming the five tools', async () => {
+    const result = await call('xml_transform', { xml: '<r/>' });
+    expect(result.isError).toBe(true);
+    for (const name of ['xml_query', 'xml_inspect', 'xml_check', 'xml_validate', 'xml_format']) expect(text(result)).toContain(name);
+  });
+
+  it('names the field of a missing or wrongly typed argument', async () => {
+    const missing = await call('xml_query', { xml: '<r/>' });
+    expect(missing.isError).toBe(true);
+    expect(text(missing)).toContain('`xpath`');
+    const wrong = await call('xml_format', { xml: '<r/>', indent: -1 });
+    expect(wrong.isError).toBe(true);
+    expect(text(wrong)).toContain('`indent`');
+  });
+
+  it('refuses a lone surrogate instead of crashing', async () => {
+    const result = await call('xml_check', { xml: '<r>\ud83d</r>' });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('lone UTF-16 surrogate');
+    expect(text(await call('xml_query', { xml: '<r>\ud83d\ude00</r>', xpath: 'string(/r)' }))).toBe('😀');
+  });
+
+  it('refuses documents over 8 MiB counted in UTF-8 bytes', async () => {
+    const result = await call('xml_check', { xml: `<r>${'é'.repeat(4 * 1024 * 1024)}</r>` });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('8 MiB');
+  });
+});

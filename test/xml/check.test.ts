@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { check } from '../../src/xml/check.js';
+import { EngineError } from '../../src/xml/errors.js';
+import { MAX_DOCUMENT_BYTES } from '../../src/xml/limits.js';
+
+function rejection(xml: string | Uint8Array): EngineError {
+  try {
+    check(xml);
+  } catch (error) {
+    if (error instanceof EngineError) return error;
+    throw error;
+  }
+  throw new Error('expected the document to be rejected');
+}
+
+describe('check', () => {
+  it('counts elements and nodes of a well-formed document', () => {
+    expect(check('<r><t a="1">x</t><!--c--></r>')).toEqual({ wellFormed: true, elements: 2, nodes: 5 });
+  });
+
+  it('reports line and column of a malformed document', () => {
+    const error = rejection('<r>\n  <t></r>');
+    expect(error.code).toBe('not-well-formed');
+    expect(error.line).toBe(2);
+    expect(error.column).toBeGreaterThan(0);
+    expect(error.message).toContain('mismatch');
+  });
+
+  it('says an empty document is empty', () => {
+    expect(rejection('').message).toMatch(/line 1, column 1: Document is empty/);
+  });
+
+  it('rejects billion laughs with the amplification limit', () => {
+    const levels = ['<!ENTITY a0 "lol">'];
+    for (let i = 1; i < 12; i++) levels.push(`<!ENTITY a${i} "${`&a${i - 1};`.repeat(10)}">`);
+    expect(rejection(`<!DOCTYPE r [${levels.join('')}]><r>&a11;</r>`).message).toMatch(/amplification/i);
+  });
+
+  it('rejects nesting deeper than 256 without overflowing any stack', () => {
+    const deep = `${'<a>'.repeat(100_000)}${'</a>'.repeat(100_000)}`;
+    expect(rejection(deep).message).toMatch(/depth/i);
+  });
+
+  it('rejects a document over 8 MiB of UTF-8, counted in bytes', () => {
+    const text = `<r>${'é'.repeat(MAX_DOCUMENT_BYTES / 2)}</r>`;
+    const error = rejection(text);
+    expect(error.code).toBe('too-large');
+    expect(error.message).toContain('8 MiB');
+  });
+
+  it('accepts a document of exactly 8 MiB', () => {
+    const filler = 'x'.repeat(MAX_DOCUMENT_BYTES - '<r></r>'.length);
+    expect(check(`<r>${filler}</r>`).elements).toBe(1);
+  });
+});

@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { EngineError } from '../../src/xml/errors.js';
+import { EnginePool } from '../../src/xml/pool.js';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+let pool: EnginePool;
+
+afterEach(async () => {
+  await pool?.close();
+});
+
+async function rejectionOf(promise: Promise<unknown>): Promise<EngineError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof EngineError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('EnginePool', () => {
+  it('runs an engine call on a worker and returns plain data', async () => {
+    pool = new EnginePool({ size: 1 });
+    await expect(pool.run('query', { xml: bytes('<r><a/><a/></r>'), xpath: 'count(//a)', namespaces: {} })).resolves.toEqual({
+      type: 'number',
+      count: 1,
+      values: ['2'],
+    });
+  });
+
+  it('passes engine errors through with their code', async () => {
+    pool = new EnginePool({ size: 1 });
+    const error = await rejectionOf(pool.run('check', { xml: bytes('<r>') }));
+    expect(error.code).toBe('not-well-formed');
+    expect(error.line).toBe(1);
+  });
+
+  it('stops a call past its deadline, then serves the next call on a fresh worker', async () => {
+    pool = new EnginePool({ size: 1, timeoutMs: 300 });
+    const big = bytes(`<r>${'<a><b/></a>'.repeat(20_000)}</r>`);
+    const error = await rejectionOf(pool.run('query', { xml: big, xpath: 'count(//*[count(//*) > 0])', namespaces: {} }));
+    expect(error.code).toBe('timeout');
+    expect(error.message).toContain('300 ms');
+    await expect(pool.run('query', { xml: bytes('<r>ok</r>'), xpath: 'string(/r)', namespaces: {} })).resolves.toMatchObject({ values: ['ok'] });
+  });
+
+  it('aborts a running call when its signal fires', async () => {
+    pool = new EnginePool({ size: 1, timeoutMs: 10_000 });
+    const controller = new AbortController();
+    const big = bytes(`<r>${'<a><b/></a>'.repeat(20_000)}</r>`);
+    const running = pool.run('query', { xml: big, xpath: 'count(//*[count(//*) > 0])', namespaces: {} }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    expect((await rejectionOf(running)).message).toContain('cancelled');
+    await expect(pool.run('inspect', { xml: bytes('<r/>') })).resolves.toMatchObject({ root: 'r' });
+  });
+
+  it('queues calls beyond its size and answers all of them', async () => {
+    pool = new EnginePool({ size: 2 });
+    const calls = Array.from({ length: 6 }, (_, i) =>
+      pool.run('query', { xml: bytes(`<r>${'<a/>'.repeat(i)}</r>`), xpath: 'count(//a)', namespaces: {} }),
+    );
+    expect((await Promise.all(calls)).map((result) => result.values[0])).toEqual(['0', '1', '2', '3', '4', '5']);
+  });
+});
