@@ -1,0 +1,48 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+export const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'e2e', version: '1' },
+};
+
+export interface RawRun {
+  replies: Array<Record<string, unknown>>;
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
+
+/** Writes raw lines to the built binary's stdin, closes it, and collects every reply line. */
+export async function runRaw(lines: Array<string | Buffer>, args: string[] = []): Promise<RawRun> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  for (const line of lines) child.stdin.write(typeof line === 'string' ? `${line}\n` : line);
+  child.stdin.end();
+  const [code] = (await once(child, 'exit')) as [number | null];
+  const replies = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { replies, stdout, stderr, code };
+}
+
+export const initialize = (version = '2025-06-18') =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
+  });
+export const initialized = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });

@@ -1,0 +1,55 @@
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI } from './binary.js';
+
+let client: Client | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+});
+
+async function connect(options: ConstructorParameters<typeof Client>[1] = {}): Promise<Client> {
+  client = new Client({ name: 'e2e-stdio', version: '1.0.0' }, options);
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI], stderr: 'pipe' }));
+  return client;
+}
+
+type Result = Awaited<ReturnType<Client['callTool']>>;
+const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?.text;
+
+describe.each([
+  ['2025 handshake', {}],
+  ['2026-07-28 per-request revision', { versionNegotiation: { mode: { pin: '2026-07-28' } } }],
+] as const)('the built binary over stdio (%s)', (_era, options) => {
+  it('lists the five tools and answers every one of them', async () => {
+    const session = await connect(options as ConstructorParameters<typeof Client>[1]);
+    const { tools } = await session.listTools();
+    expect(tools).toHaveLength(5);
+    const xml = '<library><book id="1"><title>Dune</title></book><book id="2"><title>Emma</title></book></library>';
+    const query = await session.callTool({ name: 'xml_query', arguments: { xml, xpath: '//title' } });
+    expect(query.structuredContent).toEqual({ type: 'node-set', count: 2, values: ['Dune', 'Emma'] });
+    expect(text(await session.callTool({ name: 'xml_query', arguments: { xml, xpath: 'count(//book)' } }))).toBe('2');
+    expect(text(await session.callTool({ name: 'xml_inspect', arguments: { xml } }))).toContain('Root element: library');
+    expect(text(await session.callTool({ name: 'xml_check', arguments: { xml } }))).toContain('Well-formed');
+    const xsd = '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="n" type="xs:integer"/></xs:schema>';
+    expect((await session.callTool({ name: 'xml_validate', arguments: { xml: '<n>x</n>', xsd } })).isError).toBe(true);
+    expect(text(await session.callTool({ name: 'xml_format', arguments: { xml: '<r><a/></r>', indent: 1 } }))).toBe('<r>\n <a/>\n</r>');
+  });
+
+  it('answers an unknown tool with an isError result', async () => {
+    const session = await connect(options as ConstructorParameters<typeof Client>[1]);
+    const result = await session.callTool({ name: 'nope', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('xml_query');
+  });
+
+  it('queries an 8 MiB document', async () => {
+    const session = await connect(options as ConstructorParameters<typeof Client>[1]);
+    const record = '<record id="x"><name>n</name></record>';
+    const count = Math.floor((8 * 1024 * 1024 - 20) / record.length);
+    const xml = `<records>${record.repeat(count)}</records>`;
+    const result = await session.callTool({ name: 'xml_query', arguments: { xml, xpath: 'count(//record)' } });
+    expect(text(result)).toBe(String(count));
+  });
+});
