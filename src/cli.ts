@@ -52,11 +52,13 @@ async function main(): Promise<void> {
     process.stdout.write(`${VERSION}\n`);
     return;
   }
-  if (flags.transport !== 'stdio') usageError(`unknown transport "${flags.transport}" (this version serves: stdio)`);
+  if (flags.transport !== 'stdio')
+    usageError(`unknown transport "${flags.transport}" (this version serves: stdio)`);
   let timeoutMs = DEFAULT_CALL_TIMEOUT_MS;
   if (flags['timeout-ms'] !== undefined) {
     timeoutMs = Number(flags['timeout-ms']);
-    if (!Number.isInteger(timeoutMs) || timeoutMs < 100) usageError('--timeout-ms must be an integer of at least 100');
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 100)
+      usageError('--timeout-ms must be an integer of at least 100');
   }
 
   const engine = new EnginePool({ timeoutMs });

@@ -21,7 +21,10 @@ const toolNames = tools.map((tool) => tool.name).join(', ');
  * the first with JSON-RPC -32602) with messages that name the field (see docs/adr/0002).
  */
 export function createServer(engine: EnginePool): Server {
-  const server = new Server({ name: 'oxml-mcp', title: 'oxml-mcp: XML query tools', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'oxml-mcp', title: 'oxml-mcp: XML query tools', version: VERSION },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
 
   server.setRequestHandler('tools/list', () => ({ tools: toolList }));
 
@@ -32,7 +35,10 @@ export function createServer(engine: EnginePool): Server {
     const parsed = parseArguments(tool, rawArguments);
     if (!parsed.ok) return toolError(parsed.message);
     const result = await tool.run(parsed.args, { engine, signal: ctx.mcpReq.signal });
-    return server.projectCallToolResult(result, toolList.find((entry) => entry.name === name)?.outputSchema) as CallToolResult;
+    return server.projectCallToolResult(
+      result,
+      toolList.find((entry) => entry.name === name)?.outputSchema,
+    ) as CallToolResult;
   });
 
   return server;

@@ -19,11 +19,14 @@ export const xmlCheck = defineTool({
   async run({ xml }, { engine, signal }) {
     try {
       const { elements, nodes } = await engine.run('check', { xml: encode(xml) }, { signal });
-      return toolResult(`Well-formed: ${nodes} node${nodes === 1 ? '' : 's'} (${elements} element${elements === 1 ? '' : 's'}).`, {
-        wellFormed: true,
-        elements,
-        nodes,
-      });
+      return toolResult(
+        `Well-formed: ${nodes} node${nodes === 1 ? '' : 's'} (${elements} element${elements === 1 ? '' : 's'}).`,
+        {
+          wellFormed: true,
+          elements,
+          nodes,
+        },
+      );
     } catch (error) {
       if (!(error instanceof EngineError)) throw error;
       if (error.code !== 'not-well-formed') return toolError(error.message);

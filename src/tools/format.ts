@@ -18,7 +18,11 @@ export const xmlFormat = defineTool({
   output: z.object({ xml: z.string() }),
   async run({ xml, indent, empty_elements }, { engine, signal }) {
     return answering(async () => {
-      const result = await engine.run('format', { xml: encode(xml), indent, emptyElements: empty_elements }, { signal });
+      const result = await engine.run(
+        'format',
+        { xml: encode(xml), indent, emptyElements: empty_elements },
+        { signal },
+      );
       return toolResult(result.xml, result);
     });
   },

@@ -8,14 +8,16 @@ const output = z.object({
   totalElements: z.int().min(0),
   attributes: z.int().min(0),
   elements: z.array(z.object({ name: z.string(), count: z.int().min(0) })),
-  namespaces: z.array(z.object({ uri: z.string(), prefixes: z.array(z.string().nullable()), elements: z.int().min(0) })),
+  namespaces: z.array(
+    z.object({ uri: z.string(), prefixes: z.array(z.string().nullable()), elements: z.int().min(0) }),
+  ),
 });
 
 export const xmlInspect = defineTool({
   name: 'xml_inspect',
   title: 'Inspect XML structure',
   description:
-    'Summarise an XML document\'s shape: root element, maximum depth, every element name with its count, and the namespaces to pass to xml_query. Call this first on an unfamiliar document.',
+    "Summarise an XML document's shape: root element, maximum depth, every element name with its count, and the namespaces to pass to xml_query. Call this first on an unfamiliar document.",
   input: z.object({ xml: xmlArgument }),
   output,
   async run({ xml }, { engine, signal }) {
@@ -40,11 +42,17 @@ function render(result: InspectResult): string {
   lines.push('Namespaces (XPath needs a prefix for each, even a default namespace):');
   const bindings: Record<string, string> = {};
   result.namespaces.forEach(({ uri, prefixes, elements }, index) => {
-    const written = prefixes.map((prefix) => (prefix === null ? 'default (no prefix)' : `${prefix}:`)).join(', ');
+    const written = prefixes
+      .map((prefix) => (prefix === null ? 'default (no prefix)' : `${prefix}:`))
+      .join(', ');
     lines.push(`  ${uri} — ${elements} element${elements === 1 ? '' : 's'}, written as ${written}`);
-    const preferred = prefixes.find((prefix): prefix is string => prefix !== null && !(prefix in bindings)) ?? `ns${index + 1}`;
+    const preferred =
+      prefixes.find((prefix): prefix is string => prefix !== null && !(prefix in bindings)) ??
+      `ns${index + 1}`;
     bindings[preferred] = uri;
   });
-  lines.push(`Pass to xml_query as "namespaces": ${JSON.stringify(bindings)} (any prefix works; the URI is what matches).`);
+  lines.push(
+    `Pass to xml_query as "namespaces": ${JSON.stringify(bindings)} (any prefix works; the URI is what matches).`,
+  );
   return lines.join('\n');
 }

@@ -3,11 +3,13 @@ import { answering, defineTool, encode, toolResult, xmlArgument } from './tool.j
 
 const input = z.object({
   xml: xmlArgument,
-  xpath: z.string().describe('XPath 1.0 expression, evaluated with the document node as context, e.g. count(//item).'),
+  xpath: z
+    .string()
+    .describe('XPath 1.0 expression, evaluated with the document node as context, e.g. count(//item).'),
   namespaces: z
     .record(z.string(), z.string())
     .optional()
-    .describe('Prefix → namespace URI for prefixes used in xpath; the document\'s own prefixes are not used.'),
+    .describe("Prefix → namespace URI for prefixes used in xpath; the document's own prefixes are not used."),
 });
 
 const output = z.object({
@@ -25,7 +27,11 @@ export const xmlQuery = defineTool({
   output,
   async run({ xml, xpath, namespaces }, { engine, signal }) {
     return answering(async () => {
-      const result = await engine.run('query', { xml: encode(xml), xpath, namespaces: namespaces ?? {} }, { signal });
+      const result = await engine.run(
+        'query',
+        { xml: encode(xml), xpath, namespaces: namespaces ?? {} },
+        { signal },
+      );
       return toolResult(render(result, xpath), { ...result });
     });
   },

@@ -20,7 +20,12 @@ export interface ToolDefinition<Args = unknown> {
 }
 
 /** SPEC §1.3: every tool only reads, and the same call always gives the same answer. */
-const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const ANNOTATIONS = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
 
 export function defineTool<Args>(definition: ToolDefinition<Args>): ToolDefinition<Args> {
   return definition;
@@ -42,7 +47,9 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
   return JSON.parse(JSON.stringify(rest), (key, value) =>
     // zod bounds every integer at ±2^53; those bounds say nothing to a model.
-    (key === 'maximum' || key === 'minimum') && Math.abs(value) === Number.MAX_SAFE_INTEGER ? undefined : value,
+    (key === 'maximum' || key === 'minimum') && Math.abs(value) === Number.MAX_SAFE_INTEGER
+      ? undefined
+      : value,
   );
 }
 
@@ -50,13 +57,19 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
  * Validates arguments into a sentence that names the field at fault, or returns the parsed
  * arguments. Strings must be well-formed Unicode: a lone surrogate cannot be encoded to UTF-8.
  */
-export function parseArguments<Args>(tool: ToolDefinition<Args>, raw: unknown): { ok: true; args: Args } | { ok: false; message: string } {
+export function parseArguments<Args>(
+  tool: ToolDefinition<Args>,
+  raw: unknown,
+): { ok: true; args: Args } | { ok: false; message: string } {
   const result = tool.input.safeParse(raw ?? {});
   if (!result.success) {
     const issue = result.error.issues[0];
     const field = issue?.path.map(String).join('.') || 'arguments';
-    const missing = issue?.code === 'invalid_type' && (raw as Record<string, unknown> | undefined)?.[field] === undefined;
-    const detail = missing ? 'is required but was not given' : `is invalid: ${issue?.message ?? 'unexpected value'}`;
+    const missing =
+      issue?.code === 'invalid_type' && (raw as Record<string, unknown> | undefined)?.[field] === undefined;
+    const detail = missing
+      ? 'is required but was not given'
+      : `is invalid: ${issue?.message ?? 'unexpected value'}`;
     return { ok: false, message: `The \`${field}\` argument of ${tool.name} ${detail}.` };
   }
   for (const [field, value] of Object.entries(result.data as Record<string, unknown>)) {
@@ -72,7 +85,12 @@ export function parseArguments<Args>(tool: ToolDefinition<Args>, raw: unknown): 
 }
 
 function firstLoneSurrogate(value: unknown): number | undefined {
-  const texts = typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.entries(value).flat() : [];
+  const texts =
+    typeof value === 'string'
+      ? [value]
+      : value && typeof value === 'object'
+        ? Object.entries(value).flat()
+        : [];
   for (const text of texts) {
     if (typeof text === 'string' && !text.isWellFormed()) {
       return text.search(/\p{Surrogate}/u);
@@ -83,7 +101,11 @@ function firstLoneSurrogate(value: unknown): number | undefined {
 
 /** A result the model reads as "the tool ran and could not do this". */
 export function toolError(message: string, structuredContent?: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true, ...(structuredContent ? { structuredContent } : {}) };
+  return {
+    content: [{ type: 'text', text: message }],
+    isError: true,
+    ...(structuredContent ? { structuredContent } : {}),
+  };
 }
 
 export function toolResult(text: string, structuredContent: Record<string, unknown>): CallToolResult {

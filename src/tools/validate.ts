@@ -4,7 +4,9 @@ import { answering, defineTool, encode, toolError, toolResult, xmlArgument } fro
 
 const output = z.object({
   valid: z.boolean(),
-  violations: z.array(z.object({ message: z.string(), path: z.string().nullable(), line: z.int().nullable() })),
+  violations: z.array(
+    z.object({ message: z.string(), path: z.string().nullable(), line: z.int().nullable() }),
+  ),
 });
 
 export const xmlValidate = defineTool({
@@ -25,8 +27,13 @@ export const xmlValidate = defineTool({
 
 function render(violations: Violation[]): string {
   const lines = violations.map((violation, index) => {
-    const where = [violation.line === null ? null : `line ${violation.line}`, violation.path].filter(Boolean).join(', ');
+    const where = [violation.line === null ? null : `line ${violation.line}`, violation.path]
+      .filter(Boolean)
+      .join(', ');
     return `${index + 1}. ${where ? `${where}: ` : ''}${violation.message}`;
   });
-  return [`Invalid: ${violations.length} violation${violations.length === 1 ? '' : 's'} of the schema.`, ...lines].join('\n');
+  return [
+    `Invalid: ${violations.length} violation${violations.length === 1 ? '' : 's'} of the schema.`,
+    ...lines,
+  ].join('\n');
 }

@@ -28,20 +28,40 @@ export function classifyLine(line: string): LineVerdict {
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { reply: errorReply(null, PARSE_ERROR, `Parse error: the line is not valid JSON (${(error as Error).message}).`) };
+    return {
+      reply: errorReply(
+        null,
+        PARSE_ERROR,
+        `Parse error: the line is not valid JSON (${(error as Error).message}).`,
+      ),
+    };
   }
   const id = readableId(value);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { reply: errorReply(null, INVALID_REQUEST, 'Invalid Request: expected one JSON-RPC 2.0 message object per line (batches are not supported).') };
+    return {
+      reply: errorReply(
+        null,
+        INVALID_REQUEST,
+        'Invalid Request: expected one JSON-RPC 2.0 message object per line (batches are not supported).',
+      ),
+    };
   }
   const record = value as Record<string, unknown>;
   if (!('method' in record) && 'id' in record && !('result' in record) && !('error' in record)) {
-    return { reply: errorReply(id, INVALID_REQUEST, 'Invalid Request: the message has an `id` but no `method`.') };
+    return {
+      reply: errorReply(id, INVALID_REQUEST, 'Invalid Request: the message has an `id` but no `method`.'),
+    };
   }
   try {
     return { message: parseJSONRPCMessage(value) };
   } catch {
-    return { reply: errorReply(id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response (check `jsonrpc: "2.0"`, `method` and `id`).') };
+    return {
+      reply: errorReply(
+        id,
+        INVALID_REQUEST,
+        'Invalid Request: not a JSON-RPC 2.0 request, notification or response (check `jsonrpc: "2.0"`, `method` and `id`).',
+      ),
+    };
   }
 }
 

@@ -9,7 +9,10 @@ import { LineStdioTransport } from './stdio.js';
  * request carrying its revision in `_meta`); our transport does the framing.
  * Resolves when the client has gone (end of input) and every owed reply was written.
  */
-export async function runStdio(engine: EnginePool, onError: (error: Error) => void): Promise<() => Promise<void>> {
+export async function runStdio(
+  engine: EnginePool,
+  onError: (error: Error) => void,
+): Promise<() => Promise<void>> {
   const transport = new LineStdioTransport(process.stdin, process.stdout);
   const handle = serveStdio(() => createServer(engine), { transport, onerror: onError });
   await transport.closed;

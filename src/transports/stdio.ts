@@ -103,7 +103,11 @@ export class LineStdioTransport implements Transport {
       this.#buffered = 0;
       this.#skipping = true;
       this.#reply(
-        errorReply(null, INVALID_REQUEST, `Invalid Request: the message is longer than this transport's limit of ${this.#maxLineBytes} bytes and was skipped. Documents are limited to 8 MiB each.`),
+        errorReply(
+          null,
+          INVALID_REQUEST,
+          `Invalid Request: the message is longer than this transport's limit of ${this.#maxLineBytes} bytes and was skipped. Documents are limited to 8 MiB each.`,
+        ),
       );
       return;
     }
@@ -116,7 +120,8 @@ export class LineStdioTransport implements Transport {
       this.#skipping = false;
       return;
     }
-    const bytes = this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks, this.#buffered);
+    const bytes =
+      this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks, this.#buffered);
     this.#chunks = [];
     this.#buffered = 0;
     const line = bytes.toString('utf8').trim();

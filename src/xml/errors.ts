@@ -5,6 +5,7 @@
 export type EngineErrorCode =
   | 'not-well-formed'
   | 'too-large'
+  | 'limit-exceeded'
   | 'invalid-xpath'
   | 'unbound-prefix'
   | 'unbound-variable'

@@ -42,6 +42,9 @@ function hasDeclaration(text: string): boolean {
 function spaceEmptyTags(serialized: string): string {
   return serialized.replace(
     /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<!DOCTYPE(?:[^[>]|\[[\s\S]*?\])*>|<[^!?>][^>]*?\/>/g,
-    (token) => (token.endsWith('/>') && !token.startsWith('<!') && !token.startsWith('<?') ? token.replace(/\s*\/>$/, ' />') : token),
+    (token) =>
+      token.endsWith('/>') && !token.startsWith('<!') && !token.startsWith('<?')
+        ? token.replace(/\s*\/>$/, ' />')
+        : token,
   );
 }

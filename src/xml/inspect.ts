@@ -52,8 +52,14 @@ export function inspect(xml: XmlSource): InspectResult {
     return {
       root,
       maxDepth,
-      elements: [...counts].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1)),
-      namespaces: [...namespaces].map(([uri, use]) => ({ uri, prefixes: [...use.prefixes], elements: use.elements })),
+      elements: [...counts]
+        .map(([name, count]) => ({ name, count }))
+        .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1)),
+      namespaces: [...namespaces].map(([uri, use]) => ({
+        uri,
+        prefixes: [...use.prefixes],
+        elements: use.elements,
+      })),
       totalElements,
       attributes,
     };

@@ -19,10 +19,11 @@ export interface Operations {
 
 export type OperationName = keyof Operations;
 
-export const operations: { [K in OperationName]: (args: Operations[K]['args']) => Operations[K]['result'] } = {
-  query: ({ xml, xpath, namespaces }) => query(xml, xpath, namespaces),
-  inspect: ({ xml }) => inspect(xml),
-  check: ({ xml }) => check(xml),
-  validate: ({ xml, xsd }) => validate(xml, xsd),
-  format: ({ xml, indent, emptyElements }) => ({ xml: format(xml, { indent, emptyElements }) }),
-};
+export const operations: { [K in OperationName]: (args: Operations[K]['args']) => Operations[K]['result'] } =
+  {
+    query: ({ xml, xpath, namespaces }) => query(xml, xpath, namespaces),
+    inspect: ({ xml }) => inspect(xml),
+    check: ({ xml }) => check(xml),
+    validate: ({ xml, xsd }) => validate(xml, xsd),
+    format: ({ xml, indent, emptyElements }) => ({ xml: format(xml, { indent, emptyElements }) }),
+  };

@@ -1,6 +1,6 @@
 import { ParseOption, XmlDocument, XmlParseError } from 'libxml2-wasm';
 import { EngineError } from './errors.js';
-import { MAX_DOCUMENT_BYTES } from './limits.js';
+import { MAX_DOCUMENT_BYTES, MAX_ELEMENT_DEPTH } from './limits.js';
 
 /**
  * Options every parse shares: never load external entities or DTDs, never touch the network,
@@ -52,11 +52,20 @@ export function parseDocument(source: XmlSource, purpose: ParsePurpose, argument
 
 function toNotWellFormed(error: unknown, argument: string): EngineError {
   if (!(error instanceof XmlParseError)) {
-    return new EngineError({ code: 'not-well-formed', message: `The \`${argument}\` argument could not be parsed.` });
+    return new EngineError({
+      code: 'not-well-formed',
+      message: `The \`${argument}\` argument could not be parsed.`,
+    });
   }
   const first = error.details.find((detail) => detail.level >= 2) ?? error.details[0];
   const reason = (first?.message ?? error.message).trim();
-  if (!first) return new EngineError({ code: 'not-well-formed', message: `The \`${argument}\` argument is not well-formed XML: ${reason}` });
+  const limit = first ? limitMessage(reason, argument, first.line, first.col) : undefined;
+  if (limit) return limit;
+  if (!first)
+    return new EngineError({
+      code: 'not-well-formed',
+      message: `The \`${argument}\` argument is not well-formed XML: ${reason}`,
+    });
   return new EngineError({
     code: 'not-well-formed',
     message: `The \`${argument}\` argument is not well-formed XML: line ${first.line}, column ${first.col}: ${reason}`,
@@ -68,4 +77,26 @@ function toNotWellFormed(error: unknown, argument: string): EngineError {
 /** The libxml2 pointer behind a document, for the raw calls the public API does not offer. */
 export function documentPointer(doc: XmlDocument): number {
   return (doc as unknown as { _ptr: number })._ptr;
+}
+
+/** libxml2's safety limits read as advice about its own options; say what they mean for the caller. */
+function limitMessage(reason: string, argument: string, line: number, column: number): EngineError | undefined {
+  const where = `line ${line}, column ${column}`;
+  if (/Excessive depth/i.test(reason)) {
+    return new EngineError({
+      code: 'limit-exceeded',
+      message: `The \`${argument}\` argument nests elements deeper than the depth limit of ${MAX_ELEMENT_DEPTH} levels (at ${where}). Pass a shallower document or an extract of it.`,
+      line,
+      column,
+    });
+  }
+  if (/amplification|entity.*loop|entities.*too/i.test(reason)) {
+    return new EngineError({
+      code: 'limit-exceeded',
+      message: `The \`${argument}\` argument expands its entities far beyond its own size (at ${where}); this entity amplification ("billion laughs") is refused. Remove or simplify the entity declarations.`,
+      line,
+      column,
+    });
+  }
+  return undefined;
 }

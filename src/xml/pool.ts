@@ -52,7 +52,11 @@ export class EnginePool {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   }
 
-  run<K extends OperationName>(op: K, args: Operations[K]['args'], options: RunOptions = {}): Promise<Operations[K]['result']> {
+  run<K extends OperationName>(
+    op: K,
+    args: Operations[K]['args'],
+    options: RunOptions = {},
+  ): Promise<Operations[K]['result']> {
     if (this.#closed) return Promise.reject(new Error('The engine pool is closed.'));
     if (options.signal?.aborted) return Promise.reject(cancelled());
     return new Promise((resolve, reject) => {
@@ -165,7 +169,11 @@ export class EnginePool {
 function transferables(args: unknown): ArrayBuffer[] {
   const buffers: ArrayBuffer[] = [];
   for (const value of Object.values(args as Record<string, unknown>)) {
-    if (value instanceof Uint8Array && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength) {
+    if (
+      value instanceof Uint8Array &&
+      value.byteOffset === 0 &&
+      value.byteLength === value.buffer.byteLength
+    ) {
       buffers.push(value.buffer as ArrayBuffer);
     }
   }

@@ -83,11 +83,18 @@ function readResult(object: number): QueryResult {
     case XmlXPathObjectStruct.Type.XPATH_BOOLEAN:
       return { type: 'boolean', count: 1, values: [XmlXPathObjectStruct.boolval(object) ? 'true' : 'false'] };
     case XmlXPathObjectStruct.Type.XPATH_NUMBER:
-      return { type: 'number', count: 1, values: [xpathNumberToString(XmlXPathObjectStruct.floatval(object))] };
+      return {
+        type: 'number',
+        count: 1,
+        values: [xpathNumberToString(XmlXPathObjectStruct.floatval(object))],
+      };
     case XmlXPathObjectStruct.Type.XPATH_STRING:
       return { type: 'string', count: 1, values: [XmlXPathObjectStruct.stringval(object) ?? ''] };
     default:
-      throw new EngineError({ code: 'xpath-failed', message: 'The expression produced a value XPath 1.0 does not define.' });
+      throw new EngineError({
+        code: 'xpath-failed',
+        message: 'The expression produced a value XPath 1.0 does not define.',
+      });
   }
 }
 

@@ -14,7 +14,11 @@ import {
  */
 export function walk(docPtr: number, visit: (node: number, type: number, depth: number) => void): void {
   const stack: Array<[node: number, depth: number]> = [];
-  for (let child = XmlTreeCommonStruct.children(docPtr); child !== 0; child = XmlTreeCommonStruct.next(child)) {
+  for (
+    let child = XmlTreeCommonStruct.children(docPtr);
+    child !== 0;
+    child = XmlTreeCommonStruct.next(child)
+  ) {
     stack.push([child, 1]);
   }
   stack.reverse();
@@ -24,7 +28,11 @@ export function walk(docPtr: number, visit: (node: number, type: number, depth: 
     visit(node, type, depth);
     if (type !== XmlNodeType.XML_ELEMENT_NODE) continue;
     const children: Array<[number, number]> = [];
-    for (let child = XmlTreeCommonStruct.children(node); child !== 0; child = XmlTreeCommonStruct.next(child)) {
+    for (
+      let child = XmlTreeCommonStruct.children(node);
+      child !== 0;
+      child = XmlTreeCommonStruct.next(child)
+    ) {
       children.push([child, depth + 1]);
     }
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as [number, number]);
@@ -34,7 +42,8 @@ export function walk(docPtr: number, visit: (node: number, type: number, depth: 
 /** Number of attributes on an element node. */
 export function attributeCount(element: number): number {
   let count = 0;
-  for (let attr = XmlNodeStruct.properties(element); attr !== 0; attr = XmlTreeCommonStruct.next(attr)) count++;
+  for (let attr = XmlNodeStruct.properties(element); attr !== 0; attr = XmlTreeCommonStruct.next(attr))
+    count++;
   return count;
 }
 

@@ -26,7 +26,10 @@ export function validate(xml: XmlSource, xsd: XmlSource): ValidateResult {
     validator = XsdValidator.fromDoc(schemaDoc);
   } catch (error) {
     if (error instanceof EngineError) throw error;
-    throw new EngineError({ code: 'invalid-schema', message: `The \`xsd\` argument is not a usable XML Schema: ${describe(error)}` });
+    throw new EngineError({
+      code: 'invalid-schema',
+      message: `The \`xsd\` argument is not a usable XML Schema: ${describe(error)}`,
+    });
   } finally {
     schemaDoc.dispose();
   }

@@ -13,10 +13,16 @@ const VARIABLE = /\$\s*([\p{L}_][\p{L}\p{N}_.\-·:]*)/u;
  */
 export function guardExpression(expression: string, namespaces: Namespaces): void {
   if (expression.trim() === '') {
-    throw new EngineError({ code: 'invalid-xpath', message: 'The `xpath` argument is empty: pass an XPath 1.0 expression such as `count(//item)`.' });
+    throw new EngineError({
+      code: 'invalid-xpath',
+      message: 'The `xpath` argument is empty: pass an XPath 1.0 expression such as `count(//item)`.',
+    });
   }
   if (expression.includes('\0')) {
-    throw new EngineError({ code: 'invalid-xpath', message: 'The `xpath` argument contains a NUL character, which XPath does not allow.' });
+    throw new EngineError({
+      code: 'invalid-xpath',
+      message: 'The `xpath` argument contains a NUL character, which XPath does not allow.',
+    });
   }
   if (expression.length > MAX_XPATH_LENGTH) {
     throw new EngineError({
@@ -51,7 +57,10 @@ export function guardExpression(expression: string, namespaces: Namespaces): voi
 
 /** Replaces the inside of every string literal with spaces, keeping positions. */
 function maskLiterals(expression: string): string {
-  return expression.replace(/"[^"]*"|'[^']*'/g, (literal) => `${literal[0]}${' '.repeat(literal.length - 2)}${literal[0]}`);
+  return expression.replace(
+    /"[^"]*"|'[^']*'/g,
+    (literal) => `${literal[0]}${' '.repeat(literal.length - 2)}${literal[0]}`,
+  );
 }
 
 function maxNesting(code: string): number {
