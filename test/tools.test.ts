@@ -22,15 +22,27 @@ afterAll(async () => {
 });
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
-const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<Result>;
+const call = (name: string, args: Record<string, unknown>) =>
+  client.callTool({ name, arguments: args }) as Promise<Result>;
 const text = (result: Result) => (result.content as Array<{ type: string; text: string }>)[0]?.text ?? '';
 
 describe('the MCP server through an in-memory client', () => {
   it('lists exactly five read-only tools with input and output schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['xml_check', 'xml_format', 'xml_inspect', 'xml_query', 'xml_validate']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'xml_check',
+      'xml_format',
+      'xml_inspect',
+      'xml_query',
+      'xml_validate',
+    ]);
     for (const tool of tools) {
-      expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+      expect(tool.annotations).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
       expect(tool.inputSchema.required).toContain('xml');
       expect(tool.outputSchema).toBeDefined();
       expect(JSON.stringify(tool)).not.toContain('$schema');
@@ -47,7 +59,10 @@ describe('the MCP server through an in-memory client', () => {
   });
 
   it('answers the quick-start query with text and structured content', async () => {
-    const result = await call('xml_query', { xml: '<library><book><title>Dune</title></book></library>', xpath: '//title' });
+    const result = await call('xml_query', {
+      xml: '<library><book><title>Dune</title></book></library>',
+      xpath: '//title',
+    });
     expect(result.isError).toBeFalsy();
     expect(text(result)).toBe('Dune');
     expect(result.structuredContent).toEqual({ type: 'node-set', count: 1, values: ['Dune'] });
@@ -61,12 +76,18 @@ describe('the MCP server through an in-memory client', () => {
 
   it('says in words when nothing matched, and when matches are all empty', async () => {
     expect(text(await call('xml_query', { xml: '<r/>', xpath: '//x' }))).toContain('No nodes matched');
-    expect(text(await call('xml_query', { xml: '<r><x/><x/></r>', xpath: '//x' }))).toContain('2 nodes matched `//x`, all with empty text');
+    expect(text(await call('xml_query', { xml: '<r><x/><x/></r>', xpath: '//x' }))).toContain(
+      '2 nodes matched `//x`, all with empty text',
+    );
   });
 
   it('queries namespaced documents through the namespaces argument', async () => {
     const xml = '<feed xmlns="http://www.w3.org/2005/Atom"><entry><title>A</title></entry></feed>';
-    const result = await call('xml_query', { xml, xpath: '//a:title', namespaces: { a: 'http://www.w3.org/2005/Atom' } });
+    const result = await call('xml_query', {
+      xml,
+      xpath: '//a:title',
+      namespaces: { a: 'http://www.w3.org/2005/Atom' },
+    });
     expect(text(result)).toBe('A');
     const unbound = await call('xml_query', { xml, xpath: '//a:title' });
     expect(unbound.isError).toBe(true);
@@ -78,7 +99,14 @@ describe('the MCP server through an in-memory client', () => {
     expect(text(result)).toContain('Root element: feed');
     expect(text(result)).toContain('Maximum depth: 2');
     expect(text(result)).toContain('"namespaces": {"ns1":"urn:atom"}');
-    expect(result.structuredContent).toMatchObject({ root: 'feed', maxDepth: 2, elements: [{ name: 'entry', count: 2 }, { name: 'feed', count: 1 }] });
+    expect(result.structuredContent).toMatchObject({
+      root: 'feed',
+      maxDepth: 2,
+      elements: [
+        { name: 'entry', count: 2 },
+        { name: 'feed', count: 1 },
+      ],
+    });
   });
 
   it('checks well-formedness with line and column', async () => {
@@ -103,13 +131,16 @@ describe('the MCP server through an in-memory client', () => {
 
   it('formats with the default style and with options', async () => {
     expect(text(await call('xml_format', { xml: '<r>\n  <a/>\n</r>' }))).toBe('<r><a/></r>');
-    expect(text(await call('xml_format', { xml: '<r><a/></r>', indent: 2, empty_elements: 'spaced' }))).toBe('<r>\n  <a />\n</r>');
+    expect(text(await call('xml_format', { xml: '<r><a/></r>', indent: 2, empty_elements: 'spaced' }))).toBe(
+      '<r>\n  <a />\n</r>',
+    );
   });
 
   it('answers an unknown tool with an isError result naming the five tools', async () => {
     const result = await call('xml_transform', { xml: '<r/>' });
     expect(result.isError).toBe(true);
-    for (const name of ['xml_query', 'xml_inspect', 'xml_check', 'xml_validate', 'xml_format']) expect(text(result)).toContain(name);
+    for (const name of ['xml_query', 'xml_inspect', 'xml_check', 'xml_validate', 'xml_format'])
+      expect(text(result)).toContain(name);
   });
 
   it('names the field of a missing or wrongly typed argument', async () => {

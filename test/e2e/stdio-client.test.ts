@@ -26,15 +26,25 @@ describe.each([
     const session = await connect(options as ConstructorParameters<typeof Client>[1]);
     const { tools } = await session.listTools();
     expect(tools).toHaveLength(5);
-    const xml = '<library><book id="1"><title>Dune</title></book><book id="2"><title>Emma</title></book></library>';
+    const xml =
+      '<library><book id="1"><title>Dune</title></book><book id="2"><title>Emma</title></book></library>';
     const query = await session.callTool({ name: 'xml_query', arguments: { xml, xpath: '//title' } });
     expect(query.structuredContent).toEqual({ type: 'node-set', count: 2, values: ['Dune', 'Emma'] });
-    expect(text(await session.callTool({ name: 'xml_query', arguments: { xml, xpath: 'count(//book)' } }))).toBe('2');
-    expect(text(await session.callTool({ name: 'xml_inspect', arguments: { xml } }))).toContain('Root element: library');
+    expect(
+      text(await session.callTool({ name: 'xml_query', arguments: { xml, xpath: 'count(//book)' } })),
+    ).toBe('2');
+    expect(text(await session.callTool({ name: 'xml_inspect', arguments: { xml } }))).toContain(
+      'Root element: library',
+    );
     expect(text(await session.callTool({ name: 'xml_check', arguments: { xml } }))).toContain('Well-formed');
-    const xsd = '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="n" type="xs:integer"/></xs:schema>';
-    expect((await session.callTool({ name: 'xml_validate', arguments: { xml: '<n>x</n>', xsd } })).isError).toBe(true);
-    expect(text(await session.callTool({ name: 'xml_format', arguments: { xml: '<r><a/></r>', indent: 1 } }))).toBe('<r>\n <a/>\n</r>');
+    const xsd =
+      '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="n" type="xs:integer"/></xs:schema>';
+    expect(
+      (await session.callTool({ name: 'xml_validate', arguments: { xml: '<n>x</n>', xsd } })).isError,
+    ).toBe(true);
+    expect(
+      text(await session.callTool({ name: 'xml_format', arguments: { xml: '<r><a/></r>', indent: 1 } })),
+    ).toBe('<r>\n <a/>\n</r>');
   });
 
   it('answers an unknown tool with an isError result', async () => {
@@ -49,7 +59,10 @@ describe.each([
     const record = '<record id="x"><name>n</name></record>';
     const count = Math.floor((8 * 1024 * 1024 - 20) / record.length);
     const xml = `<records>${record.repeat(count)}</records>`;
-    const result = await session.callTool({ name: 'xml_query', arguments: { xml, xpath: 'count(//record)' } });
+    const result = await session.callTool({
+      name: 'xml_query',
+      arguments: { xml, xpath: 'count(//record)' },
+    });
     expect(text(result)).toBe(String(count));
   });
 });

@@ -2,9 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { initialize, initialized, MODERN_META, runRaw } from './binary.js';
 
 const call = (id: number, name: string, args: Record<string, unknown>, meta?: object) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } });
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+  });
 
-const byId = (replies: Array<Record<string, unknown>>, id: unknown) => replies.find((reply) => reply.id === id);
+const byId = (replies: Array<Record<string, unknown>>, id: unknown) =>
+  replies.find((reply) => reply.id === id);
 
 describe('stdio framing of the built binary', () => {
   it('prints the README quick-start answer and exits 0 at end of input', async () => {
@@ -15,43 +21,80 @@ describe('stdio framing of the built binary', () => {
     ]);
     expect(run.code).toBe(0);
     expect(byId(run.replies, 1)).toMatchObject({
-      result: { content: [{ type: 'text', text: 'Dune' }], structuredContent: { type: 'node-set', count: 1, values: ['Dune'] } },
+      result: {
+        content: [{ type: 'text', text: 'Dune' }],
+        structuredContent: { type: 'node-set', count: 1, values: ['Dune'] },
+      },
     });
   });
 
-  it.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])('negotiates revision %s by handshake', async (version) => {
-    const run = await runRaw([initialize(version), initialized, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })]);
-    expect(byId(run.replies, 0)).toMatchObject({ result: { protocolVersion: version } });
-    expect(byId(run.replies, 1)).toMatchObject({ result: {} });
-  });
+  it.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])(
+    'negotiates revision %s by handshake',
+    async (version) => {
+      const run = await runRaw([
+        initialize(version),
+        initialized,
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      ]);
+      expect(byId(run.replies, 0)).toMatchObject({ result: { protocolVersion: version } });
+      expect(byId(run.replies, 1)).toMatchObject({ result: {} });
+    },
+  );
 
   it('describes itself on server/discover for 2026-07-28', async () => {
-    const run = await runRaw([JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: MODERN_META } })]);
-    expect(byId(run.replies, 1)).toMatchObject({ result: { supportedVersions: expect.arrayContaining(['2026-07-28']) } });
+    const run = await runRaw([
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: MODERN_META } }),
+    ]);
+    expect(byId(run.replies, 1)).toMatchObject({
+      result: { supportedVersions: expect.arrayContaining(['2026-07-28']) },
+    });
   });
 
   it('answers malformed JSON with -32700 and a null id, and goes on', async () => {
-    const run = await runRaw([initialize(), initialized, '{"jsonrpc": "2.0", "id": 1, "method"', call(2, 'xml_query', { xml: '<r/>', xpath: 'count(/r)' })]);
-    expect(run.replies).toContainEqual(expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32700 }) }));
+    const run = await runRaw([
+      initialize(),
+      initialized,
+      '{"jsonrpc": "2.0", "id": 1, "method"',
+      call(2, 'xml_query', { xml: '<r/>', xpath: 'count(/r)' }),
+    ]);
+    expect(run.replies).toContainEqual(
+      expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32700 }) }),
+    );
     expect(byId(run.replies, 2)).toMatchObject({ result: { content: [{ text: '1' }] } });
   });
 
   it('answers a request with an id and no method with -32600, and goes on', async () => {
-    const run = await runRaw([initialize(), initialized, '{"jsonrpc":"2.0","id":7}', call(8, 'xml_check', { xml: '<r/>' })]);
+    const run = await runRaw([
+      initialize(),
+      initialized,
+      '{"jsonrpc":"2.0","id":7}',
+      call(8, 'xml_check', { xml: '<r/>' }),
+    ]);
     expect(byId(run.replies, 7)).toMatchObject({ error: { code: -32600 } });
     expect(byId(run.replies, 8)).toMatchObject({ result: { structuredContent: { wellFormed: true } } });
   });
 
   it('answers an unknown method with -32601', async () => {
-    const run = await runRaw([initialize(), initialized, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/list' })]);
+    const run = await runRaw([
+      initialize(),
+      initialized,
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/list' }),
+    ]);
     expect(byId(run.replies, 3)).toMatchObject({ error: { code: -32601 } });
   });
 
   it('skips a line over the transport limit with an error reply and keeps the session', async () => {
     const huge = Buffer.alloc(105 * 1024 * 1024, 0x61);
     huge[huge.length - 1] = 0x0a;
-    const run = await runRaw([initialize(), initialized, huge, call(9, 'xml_query', { xml: '<r>ok</r>', xpath: 'string(/r)' })]);
-    expect(run.replies).toContainEqual(expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }));
+    const run = await runRaw([
+      initialize(),
+      initialized,
+      huge,
+      call(9, 'xml_query', { xml: '<r>ok</r>', xpath: 'string(/r)' }),
+    ]);
+    expect(run.replies).toContainEqual(
+      expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
+    );
     expect(byId(run.replies, 9)).toMatchObject({ result: { content: [{ text: 'ok' }] } });
   });
 
@@ -70,8 +113,13 @@ describe('stdio framing of the built binary', () => {
   });
 
   it('writes nothing but protocol messages to stdout', async () => {
-    const run = await runRaw([initialize(), initialized, call(6, 'xml_query', { xml: '<r/>', xpath: '//[' })]);
-    for (const line of run.stdout.trim().split('\n')) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
+    const run = await runRaw([
+      initialize(),
+      initialized,
+      call(6, 'xml_query', { xml: '<r/>', xpath: '//[' }),
+    ]);
+    for (const line of run.stdout.trim().split('\n'))
+      expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
   });
 });
 

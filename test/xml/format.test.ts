@@ -6,7 +6,9 @@ const minify: FormatOptions = { indent: 0, emptyElements: 'self-closing' };
 
 describe('format', () => {
   it('indents element-only content', () => {
-    expect(format('<r><a><b/></a><c>t</c></r>', pretty)).toBe('<r>\n  <a>\n    <b/>\n  </a>\n  <c>t</c>\n</r>');
+    expect(format('<r><a><b/></a><c>t</c></r>', pretty)).toBe(
+      '<r>\n  <a>\n    <b/>\n  </a>\n  <c>t</c>\n</r>',
+    );
   });
 
   it('minifies with indent 0', () => {
@@ -40,7 +42,9 @@ describe('format', () => {
     const source = '<r><a/><b></b><!-- <c/> --></r>';
     expect(format(source, { indent: 0, emptyElements: 'self-closing' })).toBe('<r><a/><b/><!-- <c/> --></r>');
     expect(format(source, { indent: 0, emptyElements: 'spaced' })).toBe('<r><a /><b /><!-- <c/> --></r>');
-    expect(format(source, { indent: 0, emptyElements: 'expanded' })).toBe('<r><a></a><b></b><!-- <c/> --></r>');
+    expect(format(source, { indent: 0, emptyElements: 'expanded' })).toBe(
+      '<r><a></a><b></b><!-- <c/> --></r>',
+    );
   });
 
   it('keeps entity references as references', () => {

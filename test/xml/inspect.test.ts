@@ -13,7 +13,9 @@ describe('inspect', () => {
   });
 
   it('counts every element name as written, past processing instructions', () => {
-    const result = inspect('<a:feed xmlns:a="urn:a" xmlns="urn:d"><entry x="1"><?pi?><a:t>x</a:t></entry><entry/><!--c--></a:feed>');
+    const result = inspect(
+      '<a:feed xmlns:a="urn:a" xmlns="urn:d"><entry x="1"><?pi?><a:t>x</a:t></entry><entry/><!--c--></a:feed>',
+    );
     expect(result.root).toBe('a:feed');
     expect(result.elements).toEqual([
       { name: 'entry', count: 2 },

@@ -22,7 +22,9 @@ async function rejectionOf(promise: Promise<unknown>): Promise<EngineError> {
 describe('EnginePool', () => {
   it('runs an engine call on a worker and returns plain data', async () => {
     pool = new EnginePool({ size: 1 });
-    await expect(pool.run('query', { xml: bytes('<r><a/><a/></r>'), xpath: 'count(//a)', namespaces: {} })).resolves.toEqual({
+    await expect(
+      pool.run('query', { xml: bytes('<r><a/><a/></r>'), xpath: 'count(//a)', namespaces: {} }),
+    ).resolves.toEqual({
       type: 'number',
       count: 1,
       values: ['2'],
@@ -39,17 +41,25 @@ describe('EnginePool', () => {
   it('stops a call past its deadline, then serves the next call on a fresh worker', async () => {
     pool = new EnginePool({ size: 1, timeoutMs: 300 });
     const big = bytes(`<r>${'<a><b/></a>'.repeat(20_000)}</r>`);
-    const error = await rejectionOf(pool.run('query', { xml: big, xpath: 'count(//*[count(//*) > 0])', namespaces: {} }));
+    const error = await rejectionOf(
+      pool.run('query', { xml: big, xpath: 'count(//*[count(//*) > 0])', namespaces: {} }),
+    );
     expect(error.code).toBe('timeout');
     expect(error.message).toContain('300 ms');
-    await expect(pool.run('query', { xml: bytes('<r>ok</r>'), xpath: 'string(/r)', namespaces: {} })).resolves.toMatchObject({ values: ['ok'] });
+    await expect(
+      pool.run('query', { xml: bytes('<r>ok</r>'), xpath: 'string(/r)', namespaces: {} }),
+    ).resolves.toMatchObject({ values: ['ok'] });
   });
 
   it('aborts a running call when its signal fires', async () => {
     pool = new EnginePool({ size: 1, timeoutMs: 10_000 });
     const controller = new AbortController();
     const big = bytes(`<r>${'<a><b/></a>'.repeat(20_000)}</r>`);
-    const running = pool.run('query', { xml: big, xpath: 'count(//*[count(//*) > 0])', namespaces: {} }, { signal: controller.signal });
+    const running = pool.run(
+      'query',
+      { xml: big, xpath: 'count(//*[count(//*) > 0])', namespaces: {} },
+      { signal: controller.signal },
+    );
     setTimeout(() => controller.abort(), 200);
     expect((await rejectionOf(running)).message).toContain('cancelled');
     await expect(pool.run('inspect', { xml: bytes('<r/>') })).resolves.toMatchObject({ root: 'r' });
@@ -60,6 +70,13 @@ describe('EnginePool', () => {
     const calls = Array.from({ length: 6 }, (_, i) =>
       pool.run('query', { xml: bytes(`<r>${'<a/>'.repeat(i)}</r>`), xpath: 'count(//a)', namespaces: {} }),
     );
-    expect((await Promise.all(calls)).map((result) => result.values[0])).toEqual(['0', '1', '2', '3', '4', '5']);
+    expect((await Promise.all(calls)).map((result) => result.values[0])).toEqual([
+      '0',
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+    ]);
   });
 });

@@ -43,8 +43,16 @@ describe('query', () => {
   });
 
   it('returns strings and booleans as values', () => {
-    expect(query(library, 'string(//book[2]/title)')).toEqual({ type: 'string', count: 1, values: ['Candide'] });
-    expect(query(library, 'boolean(//book[@lang="fr"])')).toEqual({ type: 'boolean', count: 1, values: ['true'] });
+    expect(query(library, 'string(//book[2]/title)')).toEqual({
+      type: 'string',
+      count: 1,
+      values: ['Candide'],
+    });
+    expect(query(library, 'boolean(//book[@lang="fr"])')).toEqual({
+      type: 'boolean',
+      count: 1,
+      values: ['true'],
+    });
     expect(query(library, '//book[price > 50]/title = "Candide"').values).toEqual(['true']);
   });
 
@@ -63,7 +71,9 @@ describe('query', () => {
     expect(query(library, '//title[.="Candide"]/following::title').values).toEqual(['Кобзар']);
     expect(query(library, '//title[.="Candide"]/preceding::title').values).toEqual(['Dune']);
     expect(query(library, 'count(//price/ancestor::*)').values).toEqual(['4']);
-    expect(query(library, 'name(//title[.="Dune"]/parent::*/following-sibling::*[1])').values).toEqual(['book']);
+    expect(query(library, 'name(//title[.="Dune"]/parent::*/following-sibling::*[1])').values).toEqual([
+      'book',
+    ]);
     expect(query(library, 'count(//book[1]/descendant-or-self::node())').values).toEqual(['7']);
     expect(query(library, 'count(/descendant::book/self::book)').values).toEqual(['3']);
     expect(query(library, 'count(//book/attribute::*)').values).toEqual(['5']);
@@ -109,7 +119,9 @@ describe('query', () => {
 
   it('caps expression length and nesting before libxml2 sees them', () => {
     expect(failure(() => query(library, `count(${'1+'.repeat(1100)}1)`)).message).toContain('limit is 2048');
-    expect(failure(() => query(library, `//a${'[a'.repeat(40)}${']'.repeat(40)}`)).message).toContain('nests brackets');
+    expect(failure(() => query(library, `//a${'[a'.repeat(40)}${']'.repeat(40)}`)).message).toContain(
+      'nests brackets',
+    );
     expect(failure(() => query(library, '//book\u0000')).message).toContain('NUL');
   });
 
@@ -128,7 +140,9 @@ describe('query', () => {
   });
 
   it('handles non-ASCII names and values', () => {
-    expect(query('<données><élément>café ☕ 😀</élément></données>', '//élément').values).toEqual(['café ☕ 😀']);
+    expect(query('<données><élément>café ☕ 😀</élément></données>', '//élément').values).toEqual([
+      'café ☕ 😀',
+    ]);
     expect(query('<r>😀</r>', 'string-length(/r)').values).toEqual(['1']);
   });
 

@@ -22,11 +22,17 @@ function schemaError(xsd: string): EngineError {
 
 describe('validate', () => {
   it('accepts a conforming document', () => {
-    expect(validate('<order><item><price>1.5</price></item></order>', schema)).toEqual({ valid: true, violations: [] });
+    expect(validate('<order><item><price>1.5</price></item></order>', schema)).toEqual({
+      valid: true,
+      violations: [],
+    });
   });
 
   it('lists every violation with element path and line', () => {
-    const result = validate('<order>\n<item><price>1</price></item>\n<item><price>x</price></item>\n<item><price>y</price></item>\n</order>', schema);
+    const result = validate(
+      '<order>\n<item><price>1</price></item>\n<item><price>x</price></item>\n<item><price>y</price></item>\n</order>',
+      schema,
+    );
     expect(result.valid).toBe(false);
     expect(result.violations).toHaveLength(2);
     expect(result.violations[0]).toMatchObject({ path: '/order/item[2]/price', line: 3 });
@@ -35,14 +41,18 @@ describe('validate', () => {
   });
 
   it('refuses xs:include and located xs:import without fetching', () => {
-    const error = schemaError('<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:include schemaLocation="file:///etc/passwd"/></xs:schema>');
+    const error = schemaError(
+      '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:include schemaLocation="file:///etc/passwd"/></xs:schema>',
+    );
     expect(error.code).toBe('invalid-schema');
     expect(error.message).toContain('file:///etc/passwd');
     expect(error.message).toContain('nothing is ever fetched');
   });
 
   it('reports a broken schema as such', () => {
-    const error = schemaError('<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="a" type="nope"/></xs:schema>');
+    const error = schemaError(
+      '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="a" type="nope"/></xs:schema>',
+    );
     expect(error.code).toBe('invalid-schema');
     expect(error.message).toContain('nope');
   });
