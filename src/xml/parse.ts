@@ -80,7 +80,12 @@ export function documentPointer(doc: XmlDocument): number {
 }
 
 /** libxml2's safety limits read as advice about its own options; say what they mean for the caller. */
-function limitMessage(reason: string, argument: string, line: number, column: number): EngineError | undefined {
+function limitMessage(
+  reason: string,
+  argument: string,
+  line: number,
+  column: number,
+): EngineError | undefined {
   const where = `line ${line}, column ${column}`;
   if (/Excessive depth/i.test(reason)) {
     return new EngineError({
