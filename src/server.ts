@@ -34,7 +34,10 @@ export function createServer(engine: EnginePool): Server {
     if (!tool) return toolError(`Unknown tool \`${name}\`. The tools are: ${toolNames}.`);
     const parsed = parseArguments(tool, rawArguments);
     if (!parsed.ok) return toolError(parsed.message);
+    const progress = progressReporter(request.params._meta?.progressToken, ctx.mcpReq.notify);
+    await progress(0, 'started');
     const result = await tool.run(parsed.args, { engine, signal: ctx.mcpReq.signal });
+    await progress(1, 'done');
     return server.projectCallToolResult(
       result,
       toolList.find((entry) => entry.name === name)?.outputSchema,
@@ -42,4 +45,25 @@ export function createServer(engine: EnginePool): Server {
   });
 
   return server;
+}
+
+type Notify = (notification: {
+  method: 'notifications/progress';
+  params: Record<string, unknown>;
+}) => Promise<void>;
+
+/**
+ * A call that carries a `progressToken` hears when its work starts and ends (SPEC §3). The
+ * engine call is one indivisible step on a worker, so there is no finer progress to report.
+ */
+function progressReporter(
+  token: unknown,
+  notify: Notify,
+): (progress: number, message: string) => Promise<void> {
+  if (typeof token !== 'string' && typeof token !== 'number') return async () => {};
+  return (progress, message) =>
+    notify({
+      method: 'notifications/progress',
+      params: { progressToken: token, progress, total: 1, message },
+    }).catch(() => {});
 }

@@ -159,6 +159,16 @@ describe('the MCP server through an in-memory client', () => {
     expect(text(await call('xml_query', { xml: '<r>\ud83d\ude00</r>', xpath: 'string(/r)' }))).toBe('😀');
   });
 
+  it('reports progress to a call that asks for it', async () => {
+    const updates: Array<{ progress: number; total?: number }> = [];
+    const result = await client.callTool(
+      { name: 'xml_query', arguments: { xml: '<r/>', xpath: 'count(/r)' } },
+      { onprogress: (update) => updates.push(update) },
+    );
+    expect((result as Result).isError).toBeFalsy();
+    expect(updates.map((update) => update.progress)).toEqual([0, 1]);
+  });
+
   it('refuses documents over 8 MiB counted in UTF-8 bytes', async () => {
     const result = await call('xml_check', { xml: `<r>${'é'.repeat(4 * 1024 * 1024)}</r>` });
     expect(result.isError).toBe(true);
