@@ -159,6 +159,20 @@ describe('the MCP server through an in-memory client', () => {
     expect(text(await call('xml_query', { xml: '<r>\ud83d\ude00</r>', xpath: 'string(/r)' }))).toBe('😀');
   });
 
+  it('cuts a flooding answer to the output budget, says how much was left out, and keeps the count exact', async () => {
+    const xml = `<records>${'<record><name>abcdefghij</name></record>'.repeat(50_000)}</records>`;
+    const result = await call('xml_query', { xml, xpath: '//record' });
+    expect(result.structuredContent).toMatchObject({ type: 'node-set', count: 50_000, truncated: true });
+    expect((result.structuredContent as { values: string[] }).values).toHaveLength(1_000);
+    expect(text(result)).toContain('49000 left out');
+    expect(text(result).length).toBeLessThan(25_000);
+    const smaller = await call('xml_query', { xml, xpath: '//record', max_chars: 100 });
+    expect((smaller.structuredContent as { values: string[] }).values).toHaveLength(10);
+    const outOfRange = await call('xml_query', { xml: '<r/>', xpath: '/', max_chars: 10_000_000 });
+    expect(outOfRange.isError).toBe(true);
+    expect(text(outOfRange)).toContain('`max_chars`');
+  });
+
   it('reports progress to a call that asks for it', async () => {
     const updates: Array<{ progress: number; total?: number }> = [];
     const result = await client.callTool(

@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  DEFAULT_OUTPUT_CHARS,
+  MAX_OUTPUT_CHARS,
+  MAX_OUTPUT_VALUES,
+  MIN_OUTPUT_CHARS,
+} from '../xml/limits.js';
 import { answering, defineTool, encode, toolResult, xmlArgument } from './tool.js';
 
 const input = z.object({
@@ -10,12 +16,19 @@ const input = z.object({
     .record(z.string(), z.string())
     .optional()
     .describe("Prefix → namespace URI for prefixes used in xpath; the document's own prefixes are not used."),
+  max_chars: z
+    .int()
+    .min(MIN_OUTPUT_CHARS)
+    .max(MAX_OUTPUT_CHARS)
+    .default(DEFAULT_OUTPUT_CHARS)
+    .describe('Output budget in characters; longer answers are cut (count stays exact).'),
 });
 
 const output = z.object({
   type: z.enum(['node-set', 'number', 'string', 'boolean']),
   count: z.int().min(0),
   values: z.array(z.string()),
+  truncated: z.literal(true).optional(),
 });
 
 export const xmlQuery = defineTool({
@@ -25,17 +38,26 @@ export const xmlQuery = defineTool({
     'Evaluate an XPath 1.0 expression on an XML document and get the exact answer: a count, a value, or the string-value of each matched node (one per line, document order). Use it instead of reading or counting by eye. Prefixed names need `namespaces`; call xml_inspect first to learn them.',
   input,
   output,
-  async run({ xml, xpath, namespaces }, { engine, signal }) {
+  async run({ xml, xpath, namespaces, max_chars }, { engine, signal }) {
     return answering(async () => {
-      const result = await engine.run(
-        'query',
-        { xml: encode(xml), xpath, namespaces: namespaces ?? {} },
-        { signal },
-      );
-      return toolResult(render(result, xpath), { ...result });
+      const budget = { maxChars: max_chars, maxValues: MAX_OUTPUT_VALUES };
+      const args = { xml: encode(xml), xpath, namespaces: namespaces ?? {}, budget };
+      const result = await engine.run('query', args, { signal });
+      return toolResult(render(result, xpath) + truncationNote(result, max_chars), { ...result });
     });
   },
 });
+
+function truncationNote(result: z.infer<typeof output>, maxChars: number): string {
+  if (!result.truncated) return '';
+  const shown = result.values.length;
+  const left = result.count - shown;
+  const what =
+    result.type === 'node-set'
+      ? `Showing ${shown} of ${result.count} values${left > 0 ? ` (${left} left out)` : ', the last one cut'}`
+      : 'The value was cut';
+  return `\n[${what}: output budget of ${MAX_OUTPUT_VALUES} values / ${maxChars} characters. Narrow the query (a predicate, [position() <= 20], count(...)) or raise max_chars.]`;
+}
 
 function render(result: z.infer<typeof output>, xpath: string): string {
   if (result.type !== 'node-set') return result.values[0] ?? '';

@@ -29,3 +29,14 @@ export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
 
 /** Indentation accepted by xml_format. */
 export const MAX_INDENT = 16;
+
+/**
+ * Output budget of one query answer. Values are cut past either bound so an answer cannot flood
+ * a model's context (Claude Code caps tool output near 25,000 tokens, and the values appear in
+ * both the text and structuredContent); `count` stays exact. `max_chars` moves the character
+ * budget within [MIN, MAX].
+ */
+export const DEFAULT_OUTPUT_CHARS = 20_000;
+export const MIN_OUTPUT_CHARS = 100;
+export const MAX_OUTPUT_CHARS = 200_000;
+export const MAX_OUTPUT_VALUES = 1_000;

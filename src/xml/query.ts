@@ -18,6 +18,7 @@ import {
   xmlXPathSetContextNode,
 } from 'libxml2-wasm/lib/libxml2.mjs';
 import { EngineError } from './errors.js';
+import { DEFAULT_OUTPUT_CHARS, MAX_OUTPUT_VALUES } from './limits.js';
 import { documentPointer, parseDocument, type XmlSource } from './parse.js';
 import { guardExpression, type Namespaces } from './xpath-guard.js';
 import { xpathNumberToString } from './xpath-number.js';
@@ -28,25 +29,44 @@ export interface QueryResult {
   count: number;
   /** String-values in document order, or the one scalar value. */
   values: string[];
+  /** Present when the output budget cut `values`: the count stays exact. */
+  truncated?: true;
 }
+
+export interface OutputBudget {
+  maxChars: number;
+  maxValues: number;
+}
+
+const DEFAULT_BUDGET: OutputBudget = { maxChars: DEFAULT_OUTPUT_CHARS, maxValues: MAX_OUTPUT_VALUES };
 
 /**
  * Evaluates an XPath 1.0 expression with the document node as context node. libxml2-wasm's own
  * `eval` starts from the root element (so `library/book` would miss), and frees namespace nodes
  * before they can be read, so the evaluation is driven through the raw API here.
  */
-export function query(xml: XmlSource, expression: string, namespaces: Namespaces = {}): QueryResult {
+export function query(
+  xml: XmlSource,
+  expression: string,
+  namespaces: Namespaces = {},
+  budget: OutputBudget = DEFAULT_BUDGET,
+): QueryResult {
   guardExpression(expression, namespaces);
   const doc = parseDocument(xml, 'query');
   try {
-    return evaluate(documentPointer(doc), expression, namespaces);
+    return evaluate(documentPointer(doc), expression, namespaces, budget);
   } finally {
     doc.dispose();
   }
 }
 
 /** Evaluates on an already parsed document; the caller guards the expression and owns the document. */
-export function evaluate(docPtr: number, expression: string, namespaces: Namespaces): QueryResult {
+export function evaluate(
+  docPtr: number,
+  expression: string,
+  namespaces: Namespaces,
+  budget: OutputBudget = DEFAULT_BUDGET,
+): QueryResult {
   const context = xmlXPathNewContext(docPtr);
   try {
     for (const [prefix, uri] of Object.entries(namespaces)) {
@@ -60,7 +80,7 @@ export function evaluate(docPtr: number, expression: string, namespaces: Namespa
       const object = xmlXPathCompiledEval(compiled, context);
       if (object === 0) throw evaluationError(expression);
       try {
-        return readResult(object);
+        return readResult(object, budget);
       } finally {
         xmlXPathFreeObject(object);
       }
@@ -72,13 +92,17 @@ export function evaluate(docPtr: number, expression: string, namespaces: Namespa
   }
 }
 
-function readResult(object: number): QueryResult {
+function readResult(object: number, budget: OutputBudget): QueryResult {
   switch (XmlXPathObjectStruct.type(object)) {
     case XmlXPathObjectStruct.Type.XPATH_NODESET: {
       const set = XmlXPathObjectStruct.nodesetval(object);
       const size = set === 0 ? 0 : XmlNodeSetStruct.nodeCount(set);
-      const values = size === 0 ? [] : Array.from(XmlNodeSetStruct.nodeTable(set, size), stringValue);
-      return { type: 'node-set', count: size, values };
+      const nodes = size === 0 ? [] : XmlNodeSetStruct.nodeTable(set, size);
+      return {
+        type: 'node-set',
+        count: size,
+        ...withinBudget(size, (i) => stringValue(nodes[i] as number), budget),
+      };
     }
     case XmlXPathObjectStruct.Type.XPATH_BOOLEAN:
       return { type: 'boolean', count: 1, values: [XmlXPathObjectStruct.boolval(object) ? 'true' : 'false'] };
@@ -89,13 +113,43 @@ function readResult(object: number): QueryResult {
         values: [xpathNumberToString(XmlXPathObjectStruct.floatval(object))],
       };
     case XmlXPathObjectStruct.Type.XPATH_STRING:
-      return { type: 'string', count: 1, values: [XmlXPathObjectStruct.stringval(object) ?? ''] };
+      return {
+        type: 'string',
+        count: 1,
+        ...withinBudget(1, () => XmlXPathObjectStruct.stringval(object) ?? '', budget),
+      };
     default:
       throw new EngineError({
         code: 'xpath-failed',
         message: 'The expression produced a value XPath 1.0 does not define.',
       });
   }
+}
+
+/**
+ * Reads values until the budget is spent; values past it are never even read from libxml2,
+ * which keeps a `//record` on an 8 MiB document cheap. The value that crosses the character
+ * budget is cut at it.
+ */
+function withinBudget(
+  size: number,
+  valueAt: (index: number) => string,
+  budget: OutputBudget,
+): Pick<QueryResult, 'values' | 'truncated'> {
+  const values: string[] = [];
+  let chars = 0;
+  for (let i = 0; i < size; i++) {
+    const remaining = budget.maxChars - chars;
+    if (values.length >= budget.maxValues || remaining <= 0) return { values, truncated: true };
+    const value = valueAt(i);
+    if (value.length > remaining) {
+      values.push(value.slice(0, remaining));
+      return { values, truncated: true };
+    }
+    values.push(value);
+    chars += value.length;
+  }
+  return { values };
 }
 
 /** XPath 1.0 §5 string-value; a namespace node's value is its URI. */

@@ -146,6 +146,32 @@ describe('query', () => {
     expect(query('<r>😀</r>', 'string-length(/r)').values).toEqual(['1']);
   });
 
+  it('cuts values past the output budget while keeping the count exact', () => {
+    const xml = `<r>${'<v>12345</v>'.repeat(50)}</r>`;
+    expect(query(xml, '//v', {}, { maxChars: 12, maxValues: 100 })).toEqual({
+      type: 'node-set',
+      count: 50,
+      values: ['12345', '12345', '12'],
+      truncated: true,
+    });
+    expect(query(xml, '//v', {}, { maxChars: 1000, maxValues: 4 })).toMatchObject({
+      count: 50,
+      truncated: true,
+    });
+    expect(query(xml, '//v', {}, { maxChars: 1000, maxValues: 4 }).values).toHaveLength(4);
+    expect(query(xml, 'string(/)', {}, { maxChars: 7, maxValues: 100 })).toEqual({
+      type: 'string',
+      count: 1,
+      values: ['1234512'],
+      truncated: true,
+    });
+    expect(query(xml, 'count(//v)', {}, { maxChars: 1, maxValues: 1 })).toEqual({
+      type: 'number',
+      count: 1,
+      values: ['50'],
+    });
+  });
+
   it('ignores an encoding declaration: the text is already decoded', () => {
     expect(query('<?xml version="1.0" encoding="ISO-8859-1"?><r>é</r>', 'string(/r)').values).toEqual(['é']);
   });
