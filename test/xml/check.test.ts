@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { check } from '../../src/xml/check.js';
-import { EngineError } from '../../src/xml/errors.js';
 import { MAX_DOCUMENT_BYTES } from '../../src/xml/limits.js';
+import { engineError } from './engine-error.js';
 
-function rejection(xml: string | Uint8Array): EngineError {
-  try {
-    check(xml);
-  } catch (error) {
-    if (error instanceof EngineError) return error;
-    throw error;
-  }
-  throw new Error('expected the document to be rejected');
-}
+const rejection = (xml: string | Uint8Array) => engineError(() => check(xml));
 
 describe('check', () => {
   it('counts elements and nodes of a well-formed document', () => {

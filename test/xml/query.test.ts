@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EngineError } from '../../src/xml/errors.js';
 import { query } from '../../src/xml/query.js';
+import { engineError } from './engine-error.js';
 
 const library = `<?xml version="1.0"?>
 <library xmlns:m="urn:meta">
@@ -9,15 +9,7 @@ const library = `<?xml version="1.0"?>
   <book id="b3"><title>Кобзар</title><price>60.25</price><![CDATA[raw <text>]]></book>
 </library>`;
 
-function failure(run: () => unknown): EngineError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof EngineError) return error;
-    throw error;
-  }
-  throw new Error('expected an EngineError');
-}
+const failure = engineError;
 
 describe('query', () => {
   it('answers the quick-start node-set with string-values', () => {
