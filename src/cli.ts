@@ -1,19 +1,24 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { type HttpTransport, serveHttp } from './transports/serve-http.js';
 import { runStdio } from './transports/serve-stdio.js';
 import { VERSION } from './version.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './xml/limits.js';
 import { EnginePool } from './xml/pool.js';
+
+const DEFAULT_PORTS: Record<HttpTransport, number> = { 'streamable-http': 8000, sse: 8001 };
 
 const USAGE = `Usage: oxml-mcp [options]
 
 An MCP server that answers questions about XML documents exactly (XPath 1.0, XSD, well-formedness, shape).
 
 Options:
-  --transport stdio        Transport to serve (default: stdio; one JSON-RPC message per line)
-  --timeout-ms N           Time budget of one tool call in milliseconds (default: ${DEFAULT_CALL_TIMEOUT_MS})
-  --version                Print the version and exit
-  --help                   Print this help and exit
+  --transport T      stdio (default), streamable-http (endpoint /mcp) or sse (legacy: GET /sse, POST /messages/)
+  --host H           HTTP address to bind (default: 127.0.0.1; no authentication: put a gateway in front of a routable address)
+  --port P           HTTP port (default: 8000 for streamable-http, 8001 for sse; 0 picks a free one)
+  --timeout-ms N     Time budget of one tool call in milliseconds (default: ${DEFAULT_CALL_TIMEOUT_MS})
+  --version          Print the version and exit
+  --help             Print this help and exit
 `;
 
 function log(message: string): void {
@@ -25,11 +30,36 @@ function usageError(message: string): never {
   process.exit(2);
 }
 
-function parseCommandLine() {
+interface Settings {
+  transport: 'stdio' | HttpTransport;
+  host: string;
+  port: number;
+  timeoutMs: number;
+}
+
+function integerFlag(
+  value: string | undefined,
+  name: string,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < min || number > max)
+    usageError(`--${name} must be an integer from ${min} to ${max}`);
+  return number;
+}
+
+/** Reads argv; --help and --version print (to stdout: no protocol runs then) and exit. */
+function settingsFromArgv(): Settings {
+  let flags: Record<string, string | boolean | undefined>;
   try {
-    return parseArgs({
+    flags = parseArgs({
       options: {
         transport: { type: 'string', default: 'stdio' },
+        host: { type: 'string', default: '127.0.0.1' },
+        port: { type: 'string' },
         'timeout-ms': { type: 'string' },
         version: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
@@ -40,47 +70,63 @@ function parseCommandLine() {
   } catch (error) {
     return usageError((error as Error).message);
   }
-}
-
-async function main(): Promise<void> {
-  const flags = parseCommandLine();
   if (flags.help) {
     process.stdout.write(USAGE);
-    return;
+    process.exit(0);
   }
   if (flags.version) {
     process.stdout.write(`${VERSION}\n`);
-    return;
+    process.exit(0);
   }
-  if (flags.transport !== 'stdio')
-    usageError(`unknown transport "${flags.transport}" (this version serves: stdio)`);
-  let timeoutMs = DEFAULT_CALL_TIMEOUT_MS;
-  if (flags['timeout-ms'] !== undefined) {
-    timeoutMs = Number(flags['timeout-ms']);
-    if (!Number.isInteger(timeoutMs) || timeoutMs < 100)
-      usageError('--timeout-ms must be an integer of at least 100');
+  const transport = flags.transport as string;
+  if (transport !== 'stdio' && transport !== 'streamable-http' && transport !== 'sse') {
+    usageError(`unknown transport "${transport}" (choose stdio, streamable-http or sse)`);
   }
+  const port = integerFlag(
+    flags.port as string | undefined,
+    'port',
+    0,
+    65_535,
+    transport === 'stdio' ? 0 : DEFAULT_PORTS[transport],
+  );
+  const timeoutMs = integerFlag(
+    flags['timeout-ms'] as string | undefined,
+    'timeout-ms',
+    100,
+    3_600_000,
+    DEFAULT_CALL_TIMEOUT_MS,
+  );
+  return { transport, host: flags.host as string, port, timeoutMs };
+}
 
-  const engine = new EnginePool({ timeoutMs });
-  let stop: (() => Promise<void>) | undefined;
+async function main(): Promise<void> {
+  const settings = settingsFromArgv();
+  const engine = new EnginePool({ timeoutMs: settings.timeoutMs });
+  const onError = (error: Error) => log(error.message);
+  let stop: () => Promise<void> = async () => {};
   const shutdown = async () => {
-    await stop?.().catch(() => {});
+    await stop().catch(() => {});
     await engine.close();
     process.exit(0);
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
 
-  stop = await runStdio(engine, (error) => log(error.message));
-  await engine.close();
+  if (settings.transport === 'stdio') {
+    stop = await runStdio(engine, onError);
+    await engine.close();
+    return;
+  }
+  const listening = await serveHttp(settings.transport, engine, {
+    host: settings.host,
+    port: settings.port,
+    onError,
+  });
+  stop = listening.close;
+  log(`${settings.transport} listening on ${listening.url}`);
 }
 
-main().then(
-  () => {
-    process.exitCode = 0;
-  },
-  (error: unknown) => {
-    log(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exit(1);
-  },
-);
+main().catch((error: unknown) => {
+  log(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,138 @@
+import {
+  createServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
+import { isJsonContentType, localhostAllowedHostnames } from '@modelcontextprotocol/server';
+import { MAX_MESSAGE_BYTES } from '../xml/limits.js';
+
+/**
+ * The one bound on an HTTP request body, for every place that reads one (ours and the SDK's,
+ * whose defaults are 4 MiB): it lets any 8 MiB document through at its worst JSON escaping,
+ * exactly as the stdio line limit does.
+ */
+export const MAX_HTTP_BODY_BYTES = MAX_MESSAGE_BYTES;
+
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export interface Listening {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Answers with a JSON-RPC error body and an HTTP status, as the SDK's own transports do. */
+export function replyError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+export type BodyResult = { ok: true; body: unknown } | { ok: false };
+
+/**
+ * Reads and parses a POST body under the size bound, answering 415, 413 or 400 itself when the
+ * body cannot be served. Parsing here (once) lets every SDK transport be handed `parsedBody`.
+ */
+export async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<BodyResult> {
+  if (!isJsonContentType(req.headers['content-type'] ?? '')) {
+    replyError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json.');
+    return { ok: false };
+  }
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_HTTP_BODY_BYTES) {
+    replyError(
+      res,
+      413,
+      -32000,
+      `Payload Too Large: the body exceeds ${MAX_HTTP_BODY_BYTES} bytes. Documents are limited to 8 MiB each.`,
+      { Connection: 'close' },
+    );
+    req.resume();
+    return { ok: false };
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_HTTP_BODY_BYTES) {
+      replyError(
+        res,
+        413,
+        -32000,
+        `Payload Too Large: the body exceeds ${MAX_HTTP_BODY_BYTES} bytes. Documents are limited to 8 MiB each.`,
+        { Connection: 'close' },
+      );
+      req.destroy();
+      return { ok: false };
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return { ok: true, body: JSON.parse(Buffer.concat(chunks, size).toString('utf8')) };
+  } catch (error) {
+    replyError(res, 400, -32700, `Parse error: the body is not valid JSON (${(error as Error).message}).`);
+    return { ok: false };
+  }
+}
+
+/**
+ * DNS-rebinding protection (SPEC §4): `Host` must name this server (loopback names, or the
+ * address it was told to bind), and a browser `Origin`, when present, must be local too.
+ */
+export function rebindingGuards(host: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const names = new Set(localhostAllowedHostnames());
+  if (!isWildcard(host)) names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+  const validHost = hostHeaderValidation([...names]);
+  const validOrigin = originValidation([...names]);
+  return (req, res) => validHost(req, res) && validOrigin(req, res);
+}
+
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
+/** Starts a plain `node:http` server and resolves once it listens; port 0 picks a free one. */
+export async function listen(
+  handler: NodeHandler,
+  host: string,
+  port: number,
+  path: string,
+  onError: (error: Error) => void,
+): Promise<Listening & { server: HttpServer }> {
+  const server = createServer((req, res) => {
+    handler(req, res).catch((error: Error) => {
+      onError(error);
+      replyError(res, 500, -32603, 'Internal server error');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${shownHost}:${address.port}${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

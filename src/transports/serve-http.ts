@@ -1,0 +1,43 @@
+import type { EnginePool } from '../xml/pool.js';
+import { type Listening, listen, rebindingGuards } from './http-common.js';
+import type { SessionLimits } from './sessions.js';
+import { createSseEndpoint, SSE_PATH } from './sse.js';
+import { createStreamableHttpEndpoint, MCP_PATH } from './streamable-http.js';
+
+export type HttpTransport = 'streamable-http' | 'sse';
+
+export interface HttpOptions {
+  host: string;
+  port: number;
+  onError: (error: Error) => void;
+  limits?: SessionLimits;
+}
+
+/** Serves one HTTP transport behind the DNS-rebinding guards; resolves once it listens. */
+export async function serveHttp(
+  kind: HttpTransport,
+  engine: EnginePool,
+  options: HttpOptions,
+): Promise<Listening> {
+  const endpoint =
+    kind === 'sse'
+      ? createSseEndpoint(engine, options.onError, options.limits)
+      : createStreamableHttpEndpoint(engine, options.onError, options.limits);
+  const guard = rebindingGuards(options.host);
+  const listening = await listen(
+    async (req, res) => {
+      if (guard(req, res)) await endpoint.handle(req, res);
+    },
+    options.host,
+    options.port,
+    kind === 'sse' ? SSE_PATH : MCP_PATH,
+    options.onError,
+  );
+  return {
+    url: listening.url,
+    close: async () => {
+      await endpoint.close();
+      await listening.close();
+    },
+  };
+}

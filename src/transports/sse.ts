@@ -1,0 +1,82 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
+import { createServer } from '../server.js';
+import type { EnginePool } from '../xml/pool.js';
+import { type NodeHandler, readJsonBody, replyError } from './http-common.js';
+import { type SessionLimits, SessionRegistry } from './sessions.js';
+
+export const SSE_PATH = '/sse';
+export const MESSAGES_PATH = '/messages/';
+
+interface SseSession {
+  transport: SSEServerTransport;
+  close(): Promise<void>;
+}
+
+export interface SseEndpoint {
+  handle: NodeHandler;
+  close(): Promise<void>;
+  readonly sessions: SessionRegistry<SseSession>;
+}
+
+/**
+ * The legacy HTTP+SSE transport (revision 2024-11-05) from the SDK's server-legacy package:
+ * `GET /sse` opens a session and announces its `POST /messages/?sessionId=…` endpoint.
+ * Same limits and checks as Streamable HTTP: bodies are read under our bound before the
+ * SDK sees them (its own default is 4 MiB).
+ */
+export function createSseEndpoint(
+  engine: EnginePool,
+  onError: (error: Error) => void,
+  limits?: SessionLimits,
+): SseEndpoint {
+  const sessions = new SessionRegistry<SseSession>(limits);
+
+  async function open(res: ServerResponse): Promise<void> {
+    if (sessions.full) {
+      replyError(res, 503, -32000, 'Service Unavailable: too many open sessions; retry later.');
+      return;
+    }
+    const transport = new SSEServerTransport(MESSAGES_PATH, res);
+    const server = createServer(engine);
+    const id = transport.sessionId;
+    sessions.add(id, { transport, close: () => server.close() });
+    res.on('close', () => {
+      sessions.remove(id);
+      server.close().catch(onError);
+    });
+    await server.connect(transport);
+  }
+
+  async function post(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const id = url.searchParams.get('sessionId');
+    const session = id === null ? undefined : sessions.touch(id);
+    if (!session) {
+      replyError(
+        res,
+        404,
+        -32001,
+        'Session not found: open a new one with GET /sse and post to the endpoint it announces.',
+      );
+      return;
+    }
+    const read = await readJsonBody(req, res);
+    if (!read.ok) return;
+    await session.transport.handlePostMessage(req, res, read.body);
+  }
+
+  const handle: NodeHandler = async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method === 'GET' && url.pathname === SSE_PATH) return open(res);
+    if (req.method === 'POST' && (url.pathname === MESSAGES_PATH || url.pathname === '/messages'))
+      return post(req, res, url);
+    replyError(
+      res,
+      404,
+      -32000,
+      `Not Found: open the stream with GET ${SSE_PATH}, then POST to ${MESSAGES_PATH}?sessionId=….`,
+    );
+  };
+
+  return { handle, sessions, close: () => sessions.closeAll() };
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import { createServer } from '../server.js';
+import type { EnginePool } from '../xml/pool.js';
+import { MAX_HTTP_BODY_BYTES, type NodeHandler, readJsonBody, replyError } from './http-common.js';
+import { type SessionLimits, SessionRegistry } from './sessions.js';
+
+export const MCP_PATH = '/mcp';
+
+interface LegacySession {
+  transport: NodeStreamableHTTPServerTransport;
+  close(): Promise<void>;
+}
+
+export interface StreamableHttpEndpoint {
+  handle: NodeHandler;
+  close(): Promise<void>;
+  /** Live 2025-era sessions (the 2026-07-28 revision keeps none). */
+  readonly sessions: SessionRegistry<LegacySession>;
+}
+
+/**
+ * One `/mcp` endpoint for both eras (SPEC §4). Requests carrying the 2026-07-28 envelope go to
+ * the SDK's stateless `createMcpHandler`; everything else (the 2025 `initialize` handshake and
+ * the session it opens) goes to one sessionful SDK transport per session. The SDK's
+ * `isLegacyRequest` makes the routing decision, so it cannot disagree with the SDK.
+ */
+export function createStreamableHttpEndpoint(
+  engine: EnginePool,
+  onError: (error: Error) => void,
+  limits?: SessionLimits,
+): StreamableHttpEndpoint {
+  const factory = () => createServer(engine);
+  const modern = createMcpHandler(factory, {
+    legacy: 'reject',
+    onerror: onError,
+    maxRequestBodySize: MAX_HTTP_BODY_BYTES,
+  });
+  const serveModern = toNodeHandler(modern, { onerror: onError, maxRequestBodySize: MAX_HTTP_BODY_BYTES });
+  const sessions = new SessionRegistry<LegacySession>(limits);
+
+  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    if (sessions.full) {
+      replyError(
+        res,
+        503,
+        -32000,
+        'Service Unavailable: too many open sessions; close one (DELETE /mcp) or retry later.',
+      );
+      return;
+    }
+    const server = factory();
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      maxRequestBodySize: MAX_HTTP_BODY_BYTES,
+      onsessioninitialized: (id) => sessions.add(id, session),
+      onsessionclosed: (id) => sessions.remove(id),
+    });
+    const session: LegacySession = {
+      transport,
+      close: async () => {
+        await server.close();
+      },
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  async function serveLegacy(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const session = sessions.touch(id);
+      if (!session) {
+        replyError(
+          res,
+          404,
+          -32001,
+          'Session not found: it ended or expired. Send a new initialize request without Mcp-Session-Id.',
+        );
+        return;
+      }
+      if (req.method === 'GET') flushHeadersOnWrite(res);
+      await session.transport.handleRequest(req, res, body);
+      if (req.method === 'DELETE') sessions.remove(id);
+      return;
+    }
+    if (req.method === 'POST' && isInitializeRequest(body)) {
+      await openSession(req, res, body);
+      return;
+    }
+    replyError(
+      res,
+      400,
+      -32000,
+      'Bad Request: no Mcp-Session-Id header. Start a session with an initialize request, or send the 2026-07-28 revision in _meta.',
+    );
+  }
+
+  const handle: NodeHandler = async (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path !== MCP_PATH) {
+      replyError(res, 404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}.`);
+      return;
+    }
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readJsonBody(req, res);
+      if (!read.ok) return;
+      body = read.body;
+    }
+    const request = await toWebRequest(req, body, { maxRequestBodySize: MAX_HTTP_BODY_BYTES });
+    if (await isLegacyRequest(request, body, { maxRequestBodySize: MAX_HTTP_BODY_BYTES })) {
+      await serveLegacy(req, res, body);
+    } else {
+      await serveModern(req, res, body);
+    }
+  };
+
+  return {
+    handle,
+    sessions,
+    close: async () => {
+      await sessions.closeAll();
+      await modern.close();
+    },
+  };
+}
+
+/**
+ * The server→client stream of `GET /mcp` would otherwise send no headers until its first
+ * keep-alive (~15 s), leaving the client waiting to learn the stream is open (ENGINE-NOTES.md).
+ */
+function flushHeadersOnWrite(res: ServerResponse): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    const result = writeHead(...args);
+    res.flushHeaders();
+    return result;
+  }) as typeof res.writeHead;
+}
