@@ -13,6 +13,7 @@ export type EngineErrorCode =
   | 'invalid-schema'
   | 'invalid-argument'
   | 'timeout'
+  | 'busy'
   | 'engine-crashed';
 
 export interface EngineErrorData {

@@ -27,6 +27,9 @@ export const MAX_XPATH_NESTING = 32;
 /** Wall-clock budget of one engine call; past it the worker is terminated and replaced. */
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
 
+/** Engine calls waiting for a free worker; one more is refused at once rather than left to time out. */
+export const MAX_QUEUED_CALLS = 256;
+
 /** Indentation accepted by xml_format. */
 export const MAX_INDENT = 16;
 

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { EngineError } from './errors.js';
-import { DEFAULT_CALL_TIMEOUT_MS } from './limits.js';
+import { DEFAULT_CALL_TIMEOUT_MS, MAX_QUEUED_CALLS } from './limits.js';
 import type { OperationName, Operations } from './operations.js';
 import type { WorkerReply, WorkerRequest } from './worker.js';
 
@@ -10,6 +10,8 @@ export interface PoolOptions {
   size?: number;
   /** Wall-clock budget per call; past it the worker is terminated and replaced. */
   timeoutMs?: number;
+  /** Calls allowed to wait for a worker; past it a call is refused with a `busy` error. */
+  maxQueued?: number;
 }
 
 export interface RunOptions {
@@ -42,6 +44,7 @@ interface Slot {
 export class EnginePool {
   readonly #size: number;
   readonly #timeoutMs: number;
+  readonly #maxQueued: number;
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
   #nextId = 1;
@@ -50,6 +53,7 @@ export class EnginePool {
   constructor(options: PoolOptions = {}) {
     this.#size = Math.max(1, options.size ?? availableParallelism());
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    this.#maxQueued = options.maxQueued ?? MAX_QUEUED_CALLS;
   }
 
   run<K extends OperationName>(
@@ -59,6 +63,7 @@ export class EnginePool {
   ): Promise<Operations[K]['result']> {
     if (this.#closed) return Promise.reject(new Error('The engine pool is closed.'));
     if (options.signal?.aborted) return Promise.reject(cancelled());
+    if (this.#queue.length >= this.#maxQueued) return Promise.reject(busy(this.#maxQueued));
     return new Promise((resolve, reject) => {
       const job: Job = {
         id: this.#nextId++,
@@ -190,6 +195,13 @@ function timedOut(ms: number): EngineError {
   return new EngineError({
     code: 'timeout',
     message: `The call ran past its time budget of ${ms} ms and was stopped. Narrow the expression (a more specific path, fewer nested \`//\`) or pass a smaller document.`,
+  });
+}
+
+function busy(queued: number): EngineError {
+  return new EngineError({
+    code: 'busy',
+    message: `The server is busy: ${queued} calls are already waiting for the XML engine. Retry in a moment.`,
   });
 }
 
