@@ -1,4 +1,5 @@
 import { ParseOption, XmlDocument, XmlParseError } from 'libxml2-wasm';
+import { xmlFreeDtd, xmlGetIntSubset, xmlUnlinkNode } from 'libxml2-wasm/lib/libxml2.mjs';
 import { EngineError } from './errors.js';
 import { MAX_DOCUMENT_BYTES, MAX_ELEMENT_DEPTH } from './limits.js';
 
@@ -12,11 +13,17 @@ const SAFE = ParseOption.XML_PARSE_NO_XXE | ParseOption.XML_PARSE_NONET | ParseO
 /** What the parse is for decides how entities, CDATA and blank text are kept. */
 export type ParsePurpose = 'check' | 'query' | 'validate' | 'format';
 
+/**
+ * Attribute defaults declared in the internal subset belong to the document (XML 1.0 §5.1,
+ * XPath 1.0 §5.3). XML_PARSE_DTDATTR applies them; with NO_XXE it still loads nothing.
+ */
+const DEFAULTS = ParseOption.XML_PARSE_DTDATTR;
+
 const OPTIONS: Record<ParsePurpose, ParseOption> = {
   check: SAFE,
   // XPath 1.0 sees entity replacement text and one text node where CDATA meets text (§5.7).
-  query: SAFE | ParseOption.XML_PARSE_NOENT | ParseOption.XML_PARSE_NOCDATA,
-  validate: SAFE | ParseOption.XML_PARSE_NOENT,
+  query: SAFE | DEFAULTS | ParseOption.XML_PARSE_NOENT | ParseOption.XML_PARSE_NOCDATA,
+  validate: SAFE | DEFAULTS | ParseOption.XML_PARSE_NOENT,
   // Entity references stay references so formatting never changes data.
   format: SAFE | ParseOption.XML_PARSE_NOBLANKS,
 };
@@ -62,11 +69,42 @@ export function parseDocument(source: XmlSource, purpose: ParsePurpose, argument
   refuseLoneSurrogates(source, argument);
   const bytes = toUtf8(source);
   assertWithinSize(bytes, argument);
+  const options = OPTIONS[purpose];
+  let doc: XmlDocument;
   try {
-    return XmlDocument.fromBuffer(bytes, { option: OPTIONS[purpose], encoding: 'utf-8' });
+    doc = XmlDocument.fromBuffer(bytes, { option: options, encoding: 'utf-8' });
   } catch (error) {
-    throw toNotWellFormed(error, argument);
+    if (!(options & DEFAULTS) || !undeclaredEntity(error)) throw toNotWellFormed(error, argument);
+    // With DTDATTR libxml2 acts as if the external subset had been read, so an entity it would
+    // have declared (XHTML's &nbsp;) becomes an error. Such a document is well-formed
+    // (WFC: Entity Declared does not apply), so it is read again without defaults.
+    try {
+      doc = XmlDocument.fromBuffer(bytes, { option: options & ~DEFAULTS, encoding: 'utf-8' });
+    } catch (retryError) {
+      throw toNotWellFormed(retryError, argument);
+    }
   }
+  if (purpose === 'query') dropInternalSubset(doc);
+  return doc;
+}
+
+function undeclaredEntity(error: unknown): boolean {
+  return (
+    error instanceof XmlParseError &&
+    error.details.some((detail) => /Entity '.*' not defined/.test(detail.message))
+  );
+}
+
+/**
+ * libxml2 2.15 keeps each parsed entity's content under its declaration in the internal
+ * subset, and the document node's string-value (`string(/)`) then repeats it. With entities
+ * already substituted and defaults applied, the subset has nothing left to give a query.
+ */
+function dropInternalSubset(doc: XmlDocument): void {
+  const subset = xmlGetIntSubset(documentPointer(doc));
+  if (subset === 0) return;
+  xmlUnlinkNode(subset);
+  xmlFreeDtd(subset);
 }
 
 function toNotWellFormed(error: unknown, argument: string): EngineError {

@@ -45,13 +45,41 @@ export function guardExpression(expression: string, namespaces: Namespaces): voi
       message: `The expression uses the variable \`$${variable[1]}\`, but no variables can be bound: write the value into the expression instead.`,
     });
   }
-  for (const match of code.matchAll(PREFIX)) {
+  checkBindings(namespaces);
+  // `child::q:a`: the axis separator is masked so the name test after it is seen as `q:a`.
+  for (const match of code.replaceAll('::', '  ').matchAll(PREFIX)) {
     const prefix = match[1] ?? '';
     if (prefix === 'xml' || Object.hasOwn(namespaces, prefix)) continue;
     throw new EngineError({
       code: 'unbound-prefix',
       message: `Prefix \`${prefix}\` is not bound: pass it in the \`namespaces\` argument (for example {"${prefix}": "<namespace URI>"}); call xml_inspect to see the document's namespace URIs.`,
     });
+  }
+}
+
+const NCNAME = /^[\p{L}_][\p{L}\p{N}_.\-·]*$/u;
+
+/** A binding XPath can use: an NCName prefix and a non-empty URI (XPath 1.0 has no default namespace). */
+function checkBindings(namespaces: Namespaces): void {
+  for (const [prefix, uri] of Object.entries(namespaces)) {
+    if (prefix === '') {
+      throw new EngineError({
+        code: 'invalid-argument',
+        message: `The \`namespaces\` argument binds the empty prefix to "${uri}", but XPath 1.0 has no default namespace: unprefixed names always mean "no namespace". Bind a prefix instead, e.g. {"d": "${uri}"}, and write d:name.`,
+      });
+    }
+    if (!NCNAME.test(prefix)) {
+      throw new EngineError({
+        code: 'invalid-argument',
+        message: `The \`namespaces\` argument has the prefix "${prefix}", which is not a valid XML name (letters, digits, _ . - and no colon).`,
+      });
+    }
+    if (uri === '' && prefix !== 'xml') {
+      throw new EngineError({
+        code: 'invalid-argument',
+        message: `The \`namespaces\` argument binds \`${prefix}\` to an empty URI; a prefix cannot mean "no namespace". Use an unprefixed name for elements in no namespace.`,
+      });
+    }
   }
 }
 

@@ -89,6 +89,31 @@ describe('query', () => {
     expect(error.message).toContain('xml_inspect');
   });
 
+  it('catches an unbound prefix written after an axis name', () => {
+    for (const expression of ['child::q:a', 'r/attribute::q:x', 'count(//a[self :: q:b])']) {
+      expect(failure(() => query(library, expression)).code).toBe('unbound-prefix');
+    }
+  });
+
+  it('refuses bindings XPath cannot use: the empty prefix, an empty URI, a prefix that is no name', () => {
+    expect(failure(() => query(library, '//a', { '': 'urn:x' })).message).toContain('no default namespace');
+    expect(failure(() => query(library, '//e:a', { e: '' })).message).toContain('empty URI');
+    expect(failure(() => query(library, '//a', { 'a:b': 'urn:x' })).code).toBe('invalid-argument');
+  });
+
+  it('applies attribute defaults from the internal subset, and still reads XHTML with undeclared entities', () => {
+    const dtd = '<!DOCTYPE a [<!ATTLIST b status CDATA "available">]><a><b/><b status="lent"/></a>';
+    expect(query(dtd, '//b/@status').values).toEqual(['available', 'lent']);
+    const xhtml =
+      '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd"><html><p>a&nbsp;b</p></html>';
+    expect(query(xhtml, 'string(//p)').values).toEqual(['ab']);
+  });
+
+  it('gives the document node the string-value of its text only, not of entity declarations', () => {
+    expect(query('<!DOCTYPE a [<!ENTITY e "ENT">]><a>x&e;y</a>', 'string(/)').values).toEqual(['xENTy']);
+    expect(query('<!DOCTYPE a [<!ENTITY e "ENT">]><a>x&e;y</a>', '/').values).toEqual(['xENTy']);
+  });
+
   it('ignores prefix-like text inside string literals and axis names', () => {
     expect(query(library, 'count(child::library[contains("a:b", ":")])').values).toEqual(['1']);
   });
