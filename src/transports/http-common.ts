@@ -50,16 +50,8 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
     replyError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json.');
     return { ok: false };
   }
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_HTTP_BODY_BYTES) {
-    replyError(
-      res,
-      413,
-      -32000,
-      `Payload Too Large: the body exceeds ${MAX_HTTP_BODY_BYTES} bytes. Documents are limited to 8 MiB each.`,
-      { Connection: 'close' },
-    );
-    req.resume();
+  if (declaredTooLarge(req)) {
+    refuseTooLarge(req, res);
     return { ok: false };
   }
   const chunks: Buffer[] = [];
@@ -67,14 +59,7 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > MAX_HTTP_BODY_BYTES) {
-      replyError(
-        res,
-        413,
-        -32000,
-        `Payload Too Large: the body exceeds ${MAX_HTTP_BODY_BYTES} bytes. Documents are limited to 8 MiB each.`,
-        { Connection: 'close' },
-      );
-      req.destroy();
+      refuseTooLarge(req, res);
       return { ok: false };
     }
     chunks.push(chunk);
@@ -85,6 +70,33 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
     replyError(res, 400, -32700, `Parse error: the body is not valid JSON (${(error as Error).message}).`);
     return { ok: false };
   }
+}
+
+function declaredTooLarge(req: IncomingMessage): boolean {
+  const declared = Number(req.headers['content-length']);
+  return Number.isFinite(declared) && declared > MAX_HTTP_BODY_BYTES;
+}
+
+/** How long the rest of a refused upload is read and thrown away before the socket is cut. */
+const DISCARD_MS = 10_000;
+
+/**
+ * Answers 413 and keeps reading (and dropping) the rest of the upload: closing the socket while
+ * the client is still sending makes the kernel reset the connection, and the client would lose
+ * the 413 already on its way. A client that keeps sending past the grace period is cut off.
+ */
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse): void {
+  replyError(
+    res,
+    413,
+    -32000,
+    `Payload Too Large: the body exceeds ${MAX_HTTP_BODY_BYTES} bytes. Documents are limited to 8 MiB each.`,
+  );
+  req.removeAllListeners('data');
+  req.resume();
+  const cutOff = setTimeout(() => req.destroy(), DISCARD_MS);
+  cutOff.unref();
+  req.once('end', () => clearTimeout(cutOff));
 }
 
 /**
@@ -111,11 +123,22 @@ export async function listen(
   path: string,
   onError: (error: Error) => void,
 ): Promise<Listening & { server: HttpServer }> {
-  const server = createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     handler(req, res).catch((error: Error) => {
       onError(error);
       replyError(res, 500, -32603, 'Internal server error');
     });
+  };
+  const server = createServer(serve);
+  // `Expect: 100-continue`: refuse an over-long body before the client sends it, instead of
+  // inviting it and then refusing it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (declaredTooLarge(req)) {
+      refuseTooLarge(req, res);
+      return;
+    }
+    res.writeContinue();
+    serve(req, res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
