@@ -54,10 +54,46 @@ export function query(
   guardExpression(expression, namespaces);
   const doc = parseDocument(xml, 'query');
   try {
-    return evaluate(documentPointer(doc), expression, namespaces, budget);
+    const docPtr = documentPointer(doc);
+    return stringOfNumber(docPtr, expression, namespaces) ?? evaluate(docPtr, expression, namespaces, budget);
   } finally {
     doc.dispose();
   }
+}
+
+/**
+ * libxml2 turns numbers into strings with 15 significant digits and an exponent past 1e9 or
+ * below 1e-5 (`string(12345678901)` is `1.2345678901e+10`), against XPath 1.0 §4.2. Inside an
+ * expression that cannot be changed from here; for the common whole-expression form
+ * `string(EXPR)` whose argument is a number, the number is formatted by the recommendation.
+ */
+function stringOfNumber(docPtr: number, expression: string, namespaces: Namespaces): QueryResult | undefined {
+  const inner = soleArgumentOf('string', expression);
+  if (inner === undefined) return undefined;
+  const value = evaluate(docPtr, inner, namespaces);
+  return value.type === 'number' ? { type: 'string', count: 1, values: value.values } : undefined;
+}
+
+/** `ARG` when the whole expression is `name(ARG)`, else undefined. */
+function soleArgumentOf(name: string, expression: string): string | undefined {
+  const trimmed = expression.trim();
+  const open = new RegExp(`^${name}\\s*\\(`).exec(trimmed);
+  if (!open || !trimmed.endsWith(')')) return undefined;
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = open[0].length - 1; i < trimmed.length; i++) {
+    const char = trimmed[i] as string;
+    if (quote) {
+      if (char === quote) quote = null;
+    } else if (char === '"' || char === "'") quote = char;
+    else if (char === '(') depth++;
+    else if (char === ')' && --depth === 0) {
+      if (i !== trimmed.length - 1) return undefined;
+      const inner = trimmed.slice(open[0].length, i);
+      return inner.trim() === '' || /^[^(]*,/.test(inner) ? undefined : inner;
+    }
+  }
+  return undefined;
 }
 
 /** Evaluates on an already parsed document; the caller guards the expression and owns the document. */
