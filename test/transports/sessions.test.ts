@@ -38,7 +38,7 @@ describe('SessionRegistry', () => {
   it('closes every session on shutdown', async () => {
     const registry = new SessionRegistry({ maxSessions: 10, idleMs: 60_000 });
     const sessions = [fakeSession(), fakeSession()];
-    sessions.forEach((session, i) => registry.add(String(i), session));
+    for (const [i, session] of sessions.entries()) registry.add(String(i), session);
     await registry.closeAll();
     expect(sessions.every((session) => session.closed)).toBe(true);
     expect(registry.size).toBe(0);

@@ -35,7 +35,11 @@ describe('query', () => {
   });
 
   it('formats a number by XPath 1.0 rules when the whole expression is string(NUMBER)', () => {
-    expect(query(library, 'string(12345678901)')).toEqual({ type: 'string', count: 1, values: ['12345678901'] });
+    expect(query(library, 'string(12345678901)')).toEqual({
+      type: 'string',
+      count: 1,
+      values: ['12345678901'],
+    });
     expect(query(library, 'string(1 div 3)').values).toEqual(['0.3333333333333333']);
     expect(query(library, 'string(count(//book))').values).toEqual(['3']);
     expect(query(library, "string(concat('a', ')'))").values).toEqual(['a)']);
