@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type CallToolResult, Server } from '@modelcontextprotocol/server';
 import { tools } from './tools/index.js';
 import { listing, parseArguments, toolError } from './tools/tool.js';
@@ -21,6 +22,8 @@ const toolNames = tools.map((tool) => tool.name).join(', ');
  * the first with JSON-RPC -32602) with messages that name the field (see docs/adr/0002).
  */
 export function createServer(engine: EnginePool): Server {
+  // One instance serves one session, connection or stateless request: its calls share a turn.
+  const client = randomUUID();
   const server = new Server(
     { name: 'oxml-mcp', title: 'oxml-mcp: XML query tools', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -36,7 +39,7 @@ export function createServer(engine: EnginePool): Server {
     if (!parsed.ok) return toolError(parsed.message);
     const progress = progressReporter(request.params._meta?.progressToken, ctx.mcpReq.notify);
     await progress(0, 'started');
-    const result = await tool.run(parsed.args, { engine, signal: ctx.mcpReq.signal });
+    const result = await tool.run(parsed.args, { engine, call: { signal: ctx.mcpReq.signal, client } });
     await progress(1, 'done');
     return server.projectCallToolResult(
       result,

@@ -16,9 +16,9 @@ export const xmlCheck = defineTool({
     'Check whether a document is well-formed XML. Returns the node count, or the line, column and reason of the first error.',
   input: z.object({ xml: xmlArgument }),
   output,
-  async run({ xml }, { engine, signal }) {
+  async run({ xml }, { engine, call }) {
     try {
-      const { elements, nodes } = await engine.run('check', { xml: encode(xml) }, { signal });
+      const { elements, nodes } = await engine.run('check', { xml: encode(xml) }, call);
       return toolResult(
         `Well-formed: ${nodes} node${nodes === 1 ? '' : 's'} (${elements} element${elements === 1 ? '' : 's'}).`,
         {

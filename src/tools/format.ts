@@ -16,12 +16,12 @@ export const xmlFormat = defineTool({
       .describe('Empty elements as <a/>, <a /> or <a></a>.'),
   }),
   output: z.object({ xml: z.string() }),
-  async run({ xml, indent, empty_elements }, { engine, signal }) {
+  async run({ xml, indent, empty_elements }, { engine, call }) {
     return answering(async () => {
       const result = await engine.run(
         'format',
         { xml: encode(xml), indent, emptyElements: empty_elements },
-        { signal },
+        call,
       );
       return toolResult(result.xml, result);
     });

@@ -1,12 +1,13 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { EngineError } from '../xml/errors.js';
-import type { EnginePool } from '../xml/pool.js';
+import type { EnginePool, RunOptions } from '../xml/pool.js';
 
 /** What every tool is given to do its work. */
 export interface ToolContext {
   engine: EnginePool;
-  signal: AbortSignal;
+  /** Cancellation and the caller's identity, passed on to every engine call. */
+  call: RunOptions;
 }
 
 /** One of the five tools: its listing, its arguments, and how it answers. */

@@ -16,9 +16,9 @@ export const xmlValidate = defineTool({
     'Validate a document against an XML Schema (XSD 1.0) given as text. Lists every violation with its element path and line. xs:import/xs:include are never fetched: inline them.',
   input: z.object({ xml: xmlArgument, xsd: z.string().describe('The XSD schema itself, as text.') }),
   output,
-  async run({ xml, xsd }, { engine, signal }) {
+  async run({ xml, xsd }, { engine, call }) {
     return answering(async () => {
-      const result = await engine.run('validate', { xml: encode(xml), xsd: encode(xsd) }, { signal });
+      const result = await engine.run('validate', { xml: encode(xml), xsd: encode(xsd) }, call);
       if (result.valid) return toolResult('Valid: the document conforms to the schema.', { ...result });
       return toolError(render(result.violations), { ...result });
     });

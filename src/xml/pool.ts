@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { EngineError } from './errors.js';
+import { FairQueue } from './fair-queue.js';
 import { DEFAULT_CALL_TIMEOUT_MS, MAX_QUEUED_CALLS } from './limits.js';
 import type { OperationName, Operations } from './operations.js';
 import type { WorkerReply, WorkerRequest } from './worker.js';
@@ -16,10 +17,13 @@ export interface PoolOptions {
 
 export interface RunOptions {
   signal?: AbortSignal;
+  /** Who is asking (a session or connection): waiting calls are served round-robin by client. */
+  client?: string;
 }
 
 interface Job {
   id: number;
+  client: string;
   op: OperationName;
   args: unknown;
   transfer: ArrayBuffer[];
@@ -46,7 +50,7 @@ export class EnginePool {
   readonly #timeoutMs: number;
   readonly #maxQueued: number;
   readonly #slots: Slot[] = [];
-  readonly #queue: Job[] = [];
+  readonly #queue = new FairQueue<Job>();
   #nextId = 1;
   #closed = false;
 
@@ -63,10 +67,11 @@ export class EnginePool {
   ): Promise<Operations[K]['result']> {
     if (this.#closed) return Promise.reject(new Error('The engine pool is closed.'));
     if (options.signal?.aborted) return Promise.reject(cancelled());
-    if (this.#queue.length >= this.#maxQueued) return Promise.reject(busy(this.#maxQueued));
+    if (this.#queue.size >= this.#maxQueued) return Promise.reject(busy(this.#maxQueued));
     return new Promise((resolve, reject) => {
       const job: Job = {
         id: this.#nextId++,
+        client: options.client ?? '',
         op,
         args,
         transfer: transferables(args),
@@ -74,7 +79,7 @@ export class EnginePool {
         resolve: resolve as (value: unknown) => void,
         reject,
       };
-      this.#queue.push(job);
+      this.#queue.push(job.client, job);
       if (job.signal) {
         job.signal.addEventListener('abort', () => this.#dequeue(job, cancelled()), { once: true });
       }
@@ -85,7 +90,7 @@ export class EnginePool {
   /** Terminates every worker; pending calls are rejected. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const job of this.#queue.splice(0)) job.reject(new Error('The engine pool is closed.'));
+    for (const job of this.#queue.drain()) job.reject(new Error('The engine pool is closed.'));
     await Promise.all(
       this.#slots.splice(0).map((slot) => {
         if (slot.job) this.#finish(slot, () => slot.job?.reject(new Error('The engine pool is closed.')));
@@ -95,15 +100,11 @@ export class EnginePool {
   }
 
   #dequeue(job: Job, error: Error): void {
-    const index = this.#queue.indexOf(job);
-    if (index >= 0) {
-      this.#queue.splice(index, 1);
-      job.reject(error);
-    }
+    if (this.#queue.remove(job.client, job)) job.reject(error);
   }
 
   #dispatch(): void {
-    while (this.#queue.length > 0) {
+    while (this.#queue.size > 0) {
       let slot = this.#slots.find((candidate) => candidate.job === null);
       if (!slot && this.#slots.length < this.#size) slot = this.#spawn();
       if (!slot) return;

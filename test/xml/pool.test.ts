@@ -76,6 +76,16 @@ describe('EnginePool', () => {
     expect((await Promise.all(calls)).map((result) => result.root)).toEqual(['r', 'r', 'r']);
   });
 
+  it('takes turns between clients, so one busy client does not starve another', async () => {
+    pool = new EnginePool({ size: 1 });
+    const finished: string[] = [];
+    const track = (name: string, client: string) =>
+      pool.run('inspect', { xml: bytes('<r/>') }, { client }).then(() => finished.push(name));
+    const calls = [track('a1', 'a'), track('a2', 'a'), track('a3', 'a'), track('a4', 'a'), track('b1', 'b')];
+    await Promise.all(calls);
+    expect(finished.indexOf('b1')).toBeLessThan(finished.indexOf('a3'));
+  });
+
   it('queues calls beyond its size and answers all of them', async () => {
     pool = new EnginePool({ size: 2 });
     const calls = Array.from({ length: 6 }, (_, i) =>
