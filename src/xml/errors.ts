@@ -13,6 +13,7 @@ export type EngineErrorCode =
   | 'invalid-schema'
   | 'invalid-argument'
   | 'timeout'
+  | 'budget-exceeded'
   | 'busy'
   | 'engine-crashed';
 

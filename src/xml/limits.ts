@@ -24,6 +24,15 @@ export const MAX_ELEMENT_DEPTH = 256;
 export const MAX_XPATH_LENGTH = 2048;
 export const MAX_XPATH_NESTING = 32;
 
+/**
+ * XPath steps one evaluation may take (libxml2's opLimit). `count(//record)` on an 8 MiB document
+ * takes ~5·10^5; `count(//*[count(//*) > 0])` on a large one is stopped within ~0.3 s.
+ */
+export const MAX_XPATH_OPERATIONS = 50_000_000;
+
+/** Past this size of its (never shrinking) WebAssembly heap, a worker is replaced after its call. */
+export const MAX_WORKER_HEAP_BYTES = 512 * 1024 * 1024;
+
 /** Wall-clock budget of one engine call; past it the worker is terminated and replaced. */
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
 

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { EngineError } from './errors.js';
 import { FairQueue } from './fair-queue.js';
-import { DEFAULT_CALL_TIMEOUT_MS, MAX_QUEUED_CALLS } from './limits.js';
+import { DEFAULT_CALL_TIMEOUT_MS, MAX_QUEUED_CALLS, MAX_WORKER_HEAP_BYTES } from './limits.js';
 import type { OperationName, Operations } from './operations.js';
 import type { WorkerReply, WorkerRequest } from './worker.js';
 
@@ -13,6 +13,8 @@ export interface PoolOptions {
   timeoutMs?: number;
   /** Calls allowed to wait for a worker; past it a call is refused with a `busy` error. */
   maxQueued?: number;
+  /** WebAssembly heap size past which a worker is replaced after its call. */
+  maxHeapBytes?: number;
 }
 
 export interface RunOptions {
@@ -49,6 +51,8 @@ export class EnginePool {
   readonly #size: number;
   readonly #timeoutMs: number;
   readonly #maxQueued: number;
+  readonly #maxHeapBytes: number;
+  #retired = 0;
   readonly #slots: Slot[] = [];
   readonly #queue = new FairQueue<Job>();
   #nextId = 1;
@@ -58,6 +62,7 @@ export class EnginePool {
     this.#size = Math.max(1, options.size ?? availableParallelism());
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.#maxQueued = options.maxQueued ?? MAX_QUEUED_CALLS;
+    this.#maxHeapBytes = options.maxHeapBytes ?? MAX_WORKER_HEAP_BYTES;
   }
 
   run<K extends OperationName>(
@@ -139,14 +144,30 @@ export class EnginePool {
   #onReply(slot: Slot, reply: WorkerReply): void {
     const job = slot.job;
     if (!job || job.id !== reply.id) return;
-    if (reply.ok) {
-      this.#finish(slot, () => job.resolve(reply.result));
-    } else if (reply.poisoned) {
+    if (!reply.ok && reply.poisoned) {
       this.#replace(slot, new EngineError(reply.error));
-    } else {
-      this.#finish(slot, () => job.reject(new EngineError(reply.error)));
+      return;
     }
+    this.#finish(slot, () =>
+      reply.ok ? job.resolve(reply.result) : job.reject(new EngineError(reply.error)),
+    );
+    if ((reply.heapBytes ?? 0) > this.#maxHeapBytes) this.#retire(slot);
     this.#dispatch();
+  }
+
+  /** Lets an idle worker go (its heap grew too far and never shrinks); the next call starts a fresh one. */
+  #retire(slot: Slot): void {
+    const index = this.#slots.indexOf(slot);
+    if (index < 0 || slot.job) return;
+    this.#slots.splice(index, 1);
+    this.#retired++;
+    slot.worker.removeAllListeners('exit');
+    slot.worker.terminate().catch(() => {});
+  }
+
+  /** Workers replaced because their heap outgrew the bound (for tests and diagnostics). */
+  get retiredWorkers(): number {
+    return this.#retired;
   }
 
   #finish(slot: Slot, settle: () => void): void {

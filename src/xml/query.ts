@@ -18,8 +18,9 @@ import {
   xmlXPathSetContextNode,
 } from 'libxml2-wasm/lib/libxml2.mjs';
 import { EngineError } from './errors.js';
-import { DEFAULT_OUTPUT_CHARS, MAX_OUTPUT_VALUES } from './limits.js';
+import { DEFAULT_OUTPUT_CHARS, MAX_OUTPUT_VALUES, MAX_XPATH_OPERATIONS } from './limits.js';
 import { documentPointer, parseDocument, type XmlSource } from './parse.js';
+import { applyOperationBudget } from './xpath-budget.js';
 import { guardExpression, type Namespaces } from './xpath-guard.js';
 import { xpathNumberToString } from './xpath-number.js';
 
@@ -109,6 +110,7 @@ export function evaluate(
       if (prefix !== 'xml') xmlXPathRegisterNs(context, prefix, uri);
     }
     xmlXPathSetContextNode(docPtr, context);
+    applyOperationBudget(context, docPtr, MAX_XPATH_OPERATIONS);
     xmlResetLastError();
     const compiled = xmlXPathCtxtCompile(context, expression);
     if (compiled === 0) throw compileError(expression);
@@ -222,6 +224,12 @@ function compileError(expression: string): EngineError {
 
 function evaluationError(expression: string): EngineError {
   const { reason } = lastErrorMessage();
+  if (/operation limit/i.test(reason)) {
+    return new EngineError({
+      code: 'budget-exceeded',
+      message: `The expression \`${expression}\` ran past the operation budget of ${MAX_XPATH_OPERATIONS} XPath steps and was stopped. Narrow it: a more specific path instead of \`//\`, fewer nested predicates over the whole document, or count(...) instead of listing.`,
+    });
+  }
   return new EngineError({
     code: 'xpath-failed',
     message: `The expression \`${expression}\` could not be evaluated: ${reason}. Check function names and argument types (XPath 1.0).`,

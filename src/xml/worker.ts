@@ -1,6 +1,11 @@
 import { parentPort } from 'node:worker_threads';
 import { EngineError, type EngineErrorData } from './errors.js';
-import { type OperationName, operations } from './operations.js';
+import type { OperationName } from './operations.js';
+import { captureWasmMemory, wasmHeapBytes } from './wasm-memory.js';
+
+// Before libxml2-wasm loads (it instantiates on import), so its memory can be reached.
+captureWasmMemory();
+const { operations } = await import('./operations.js');
 
 /** One engine call on this worker; the pool sends one at a time. */
 export interface WorkerRequest {
@@ -9,10 +14,12 @@ export interface WorkerRequest {
   args: unknown;
 }
 
-export type WorkerReply =
-  | { id: number; ok: true; result: unknown }
+/** `heapBytes`: the WebAssembly heap after the call, when known; it never shrinks. */
+export type WorkerReply = { id: number; heapBytes?: number | undefined } & (
+  | { ok: true; result: unknown }
   /** `poisoned`: libxml2 may be corrupt after this failure, so the pool must replace the worker. */
-  | { id: number; ok: false; error: EngineErrorData; poisoned: boolean };
+  | { ok: false; error: EngineErrorData; poisoned: boolean }
+);
 
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs only as a worker thread');
@@ -21,9 +28,9 @@ port.on('message', (request: WorkerRequest) => {
   let reply: WorkerReply;
   try {
     const run = operations[request.op] as (args: unknown) => unknown;
-    reply = { id: request.id, ok: true, result: run(request.args) };
+    reply = { id: request.id, ok: true, result: run(request.args), heapBytes: wasmHeapBytes() };
   } catch (error) {
-    reply = { id: request.id, ok: false, ...describeFailure(error) };
+    reply = { id: request.id, ok: false, ...describeFailure(error), heapBytes: wasmHeapBytes() };
   }
   port.postMessage(reply);
 });

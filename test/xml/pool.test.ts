@@ -39,27 +39,47 @@ describe('EnginePool', () => {
   });
 
   it('stops a call past its deadline, then serves the next call on a fresh worker', async () => {
-    // The budget includes the worker's start-up, so it is generous enough for a loaded machine;
-    // the quadratic expression below needs far longer than that on any machine.
+    // The budget includes the worker's start-up, so it is generous enough for a loaded machine.
+    // The expression takes few XPath steps (the operation budget does not catch it) but
+    // rebuilds the document's whole text for every <a>: far longer than the deadline anywhere.
     pool = new EnginePool({ size: 1, timeoutMs: 2_000 });
-    const big = bytes(`<r>${'<a><b/></a>'.repeat(40_000)}</r>`);
+    const text = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(20_000)}</r>`);
     const error = await rejectionOf(
-      pool.run('query', { xml: big, xpath: 'count(//*[count(//*) > 0])', namespaces: {} }),
+      pool.run('query', { xml: text, xpath: "count(//a[contains(string(/), 'zzz')])", namespaces: {} }),
     );
     expect(error.code).toBe('timeout');
     expect(error.message).toContain('2000 ms');
     await expect(
       pool.run('query', { xml: bytes('<r>ok</r>'), xpath: 'string(/r)', namespaces: {} }),
-    ).resolves.toMatchObject({ values: ['ok'] });
+    ).resolves.toMatchObject({
+      values: ['ok'],
+    });
+  });
+
+  it('stops a runaway expression by its operation budget inside the worker', async () => {
+    pool = new EnginePool({ size: 1, timeoutMs: 60_000 });
+    const big = bytes(`<r>${'<a><b/></a>'.repeat(40_000)}</r>`);
+    const error = await rejectionOf(
+      pool.run('query', { xml: big, xpath: 'count(//*[count(//*) > 0])', namespaces: {} }),
+    );
+    expect(error.code).toBe('budget-exceeded');
+    expect(error.message).toContain('operation budget');
+  });
+
+  it('replaces a worker whose heap outgrew the bound, without failing its call', async () => {
+    pool = new EnginePool({ size: 1, maxHeapBytes: 1 });
+    await expect(pool.run('inspect', { xml: bytes('<r/>') })).resolves.toMatchObject({ root: 'r' });
+    await expect(pool.run('inspect', { xml: bytes('<s/>') })).resolves.toMatchObject({ root: 's' });
+    expect(pool.retiredWorkers).toBe(2);
   });
 
   it('aborts a running call when its signal fires', async () => {
     pool = new EnginePool({ size: 1, timeoutMs: 10_000 });
     const controller = new AbortController();
-    const big = bytes(`<r>${'<a><b/></a>'.repeat(20_000)}</r>`);
+    const text = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(20_000)}</r>`);
     const running = pool.run(
       'query',
-      { xml: big, xpath: 'count(//*[count(//*) > 0])', namespaces: {} },
+      { xml: text, xpath: "count(//a[contains(string(/), 'zzz')])", namespaces: {} },
       { signal: controller.signal },
     );
     setTimeout(() => controller.abort(), 200);

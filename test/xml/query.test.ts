@@ -136,6 +136,14 @@ describe('query', () => {
     expect(error.message).toMatch(/at character \d+/);
   });
 
+  it('stops a runaway expression by its operation budget', () => {
+    const big = `<r>${'<a><b/></a>'.repeat(40_000)}</r>`;
+    const error = failure(() => query(big, 'count(//*[count(//*) > 0])'));
+    expect(error.code).toBe('budget-exceeded');
+    expect(error.message).toContain('Narrow it');
+    expect(query(big, 'count(//a)').values).toEqual(['40000']);
+  });
+
   it('refuses variables, which cannot be bound', () => {
     expect(failure(() => query(library, '//book[@id=$id]')).code).toBe('unbound-variable');
   });

@@ -1,0 +1,58 @@
+/**
+ * Access to libxml2's WebAssembly memory, which libxml2-wasm keeps private. Two things need it:
+ * the XPath operation limit (a field of xmlXPathContext the library has no setter for) and the
+ * heap size (the memory never shrinks, so a worker whose heap grew too far is replaced).
+ *
+ * The memory is caught as the module is instantiated, so `captureWasmMemory()` must run before
+ * libxml2-wasm is first imported (the worker entry and the test setup do so). Without it every
+ * function here reports "unavailable" and the engine still works, with the deadline as its only
+ * budget.
+ */
+
+interface WasmMemory {
+  buffer: ArrayBuffer;
+}
+interface WasmApi {
+  instantiate(source: unknown, imports?: Record<string, Record<string, unknown>>): Promise<unknown>;
+  Memory: abstract new (...args: never[]) => WasmMemory;
+  Instance: abstract new (...args: never[]) => { exports: Record<string, unknown> };
+}
+
+const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+let memory: WasmMemory | undefined;
+let installed = false;
+
+export function captureWasmMemory(): void {
+  if (installed) return;
+  installed = true;
+  const original = wasm.instantiate.bind(wasm);
+  wasm.instantiate = async (source, imports) => {
+    const result = await original(source, imports);
+    const instance =
+      result instanceof wasm.Instance
+        ? result
+        : (result as { instance: InstanceType<WasmApi['Instance']> }).instance;
+    const candidates = [
+      ...Object.values(instance.exports),
+      ...Object.values(imports ?? {}).flatMap((ns) => Object.values(ns)),
+    ];
+    memory = candidates.find((value): value is WasmMemory => value instanceof wasm.Memory) ?? memory;
+    return result;
+  };
+}
+
+/** Current size of libxml2's heap in bytes, or undefined when the memory was not captured. */
+export function wasmHeapBytes(): number | undefined {
+  return memory?.buffer.byteLength;
+}
+
+export function readI32(address: number): number | undefined {
+  if (!memory || address < 0 || address + 4 > memory.buffer.byteLength) return undefined;
+  return new DataView(memory.buffer).getInt32(address, true);
+}
+
+export function writeI32(address: number, value: number): boolean {
+  if (!memory || address < 0 || address + 4 > memory.buffer.byteLength) return false;
+  new DataView(memory.buffer).setInt32(address, value, true);
+  return true;
+}
