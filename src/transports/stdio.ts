@@ -134,6 +134,14 @@ export class LineStdioTransport implements Transport {
     const { message } = verdict;
     if ('method' in message && 'id' in message && message.id !== undefined) this.#pending.add(message.id);
     this.onmessage?.(message);
+    if ('method' in message && message.method === 'notifications/cancelled')
+      this.#settleCancelled(message.params);
+  }
+
+  /** A cancelled request gets no reply (MCP), so it is no longer owed at end of input. */
+  #settleCancelled(params: unknown): void {
+    const id = (params as { requestId?: unknown } | undefined)?.requestId;
+    if ((typeof id === 'string' || typeof id === 'number') && this.#pending.delete(id)) this.#closeIfDone();
   }
 
   #reply(reply: ReturnType<typeof errorReply>): void {
