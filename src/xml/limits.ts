@@ -17,6 +17,13 @@ export const MAX_MESSAGE_BYTES = 2 * 6 * MAX_DOCUMENT_BYTES + 1024 * 1024;
 export const MAX_ELEMENT_DEPTH = 256;
 
 /**
+ * Longest element or attribute name: libxml2's own limit without XML_PARSE_HUGE. Attributes per
+ * element have no separate bound: the document limit caps them (10^5 attributes parse in ~0.1 s,
+ * test/hostile.test.ts).
+ */
+export const MAX_NAME_LENGTH = 50_000;
+
+/**
  * XPath expression bounds. This libxml2 build runs on emscripten's small WebAssembly stack:
  * ~280 nested predicates hang the compiler and ~4,500 flat operators corrupt the library
  * (ENGINE-NOTES.md), so expressions are capped well below both before they reach it.
