@@ -21,9 +21,18 @@ const toolNames = tools.map((tool) => tool.name).join(', ');
  * unknown tool and a bad argument to be `isError` results a model can read (McpServer answers
  * the first with JSON-RPC -32602) with messages that name the field (see docs/adr/0002).
  */
-export function createServer(engine: EnginePool): Server {
+export interface ServerOptions {
+  /**
+   * Keep this instance's parsed documents for its next calls (a 2025 session or connection).
+   * Never for 2026-07-28 requests: that revision is stateless, each request its own instance.
+   */
+  cacheDocuments?: boolean;
+}
+
+export function createServer(engine: EnginePool, options: ServerOptions = {}): Server {
   // One instance serves one session, connection or stateless request: its calls share a turn.
   const client = randomUUID();
+  const cacheAs = options.cacheDocuments ? client : undefined;
   const server = new Server(
     { name: 'oxml-mcp', title: 'oxml-mcp: XML query tools', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -39,7 +48,11 @@ export function createServer(engine: EnginePool): Server {
     if (!parsed.ok) return toolError(parsed.message);
     const progress = progressReporter(request.params._meta?.progressToken, ctx.mcpReq.notify);
     await progress(0, 'started');
-    const result = await tool.run(parsed.args, { engine, call: { signal: ctx.mcpReq.signal, client } });
+    const result = await tool.run(parsed.args, {
+      engine,
+      call: { signal: ctx.mcpReq.signal, client },
+      cacheAs,
+    });
     await progress(1, 'done');
     return server.projectCallToolResult(
       result,
@@ -47,6 +60,7 @@ export function createServer(engine: EnginePool): Server {
     ) as CallToolResult;
   });
 
+  if (cacheAs) server.onclose = () => engine.forget(client);
   return server;
 }
 

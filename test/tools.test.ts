@@ -189,3 +189,25 @@ describe('the MCP server through an in-memory client', () => {
     expect(text(result)).toContain('8 MiB');
   });
 });
+
+describe('a session that keeps its parsed documents', () => {
+  it('answers repeated and changed documents exactly', async () => {
+    const cachingEngine = new EnginePool({ size: 1 });
+    const server = createServer(cachingEngine, { cacheDocuments: true });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const session = new Client({ name: 'caching', version: '1.0.0' });
+    await session.connect(clientSide);
+    const ask = async (xml: string, xpath: string) =>
+      text((await session.callTool({ name: 'xml_query', arguments: { xml, xpath } })) as Result);
+    const doc = `<r>${'<a>1</a>'.repeat(1000)}</r>`;
+    expect(
+      text((await session.callTool({ name: 'xml_inspect', arguments: { xml: doc } })) as Result),
+    ).toContain('a: 1000');
+    expect(await ask(doc, 'count(//a)')).toBe('1000');
+    expect(await ask(doc, 'sum(//a)')).toBe('1000');
+    expect(await ask(`${doc.slice(0, -4)}<a>5</a></r>`, 'sum(//a)')).toBe('1005');
+    await session.close();
+    await cachingEngine.close();
+  });
+});

@@ -20,9 +20,9 @@ export const xmlInspect = defineTool({
     "Summarise an XML document's shape: root element, maximum depth, every element name with its count, and the namespaces to pass to xml_query. Call this first on an unfamiliar document.",
   input: z.object({ xml: xmlArgument }),
   output,
-  async run({ xml }, { engine, call }) {
+  async run({ xml }, { engine, call, cacheAs }) {
     return answering(async () => {
-      const result = await engine.run('inspect', { xml: encode(xml) }, call);
+      const result = await engine.run('inspect', { xml: encode(xml), ...(cacheAs ? { cacheAs } : {}) }, call);
       return toolResult(render(result), { ...result });
     });
   },

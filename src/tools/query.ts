@@ -38,10 +38,16 @@ export const xmlQuery = defineTool({
     'Evaluate an XPath 1.0 expression on an XML document and get the exact answer: a count, a value, or the string-value of each matched node (one per line, document order). Use it instead of reading or counting by eye. Prefixed names need `namespaces`; call xml_inspect first to learn them.',
   input,
   output,
-  async run({ xml, xpath, namespaces, max_chars }, { engine, call }) {
+  async run({ xml, xpath, namespaces, max_chars }, { engine, call, cacheAs }) {
     return answering(async () => {
       const budget = { maxChars: max_chars, maxValues: MAX_OUTPUT_VALUES };
-      const args = { xml: encode(xml), xpath, namespaces: namespaces ?? {}, budget };
+      const args = {
+        xml: encode(xml),
+        xpath,
+        namespaces: namespaces ?? {},
+        budget,
+        ...(cacheAs ? { cacheAs } : {}),
+      };
       const result = await engine.run('query', args, call);
       return toolResult(render(result, xpath) + truncationNote(result, max_chars), { ...result });
     });

@@ -8,6 +8,8 @@ export interface ToolContext {
   engine: EnginePool;
   /** Cancellation and the caller's identity, passed on to every engine call. */
   call: RunOptions;
+  /** The client whose parsed documents the engine may keep for its next call; undefined: keep none. */
+  cacheAs: string | undefined;
 }
 
 /** One of the five tools: its listing, its arguments, and how it answers. */
@@ -123,6 +125,11 @@ export async function answering(work: () => Promise<CallToolResult>): Promise<Ca
   }
 }
 
-export const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
+/**
+ * UTF-8 bytes of an argument, to be transferred to a worker. `Buffer.from` is ~3× faster than
+ * TextEncoder on Node 20 for multi-megabyte strings, and gives large strings a buffer of their own
+ * (small ones share a pool and are copied instead of transferred).
+ */
+export const encode = (text: string): Uint8Array => Buffer.from(text, 'utf8');
 
 export const xmlArgument = z.string().describe('The XML document itself, as text (not a path or URL).');

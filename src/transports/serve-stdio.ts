@@ -14,7 +14,10 @@ export async function runStdio(
   onError: (error: Error) => void,
 ): Promise<() => Promise<void>> {
   const transport = new LineStdioTransport(process.stdin, process.stdout);
-  const handle = serveStdio(() => createServer(engine), { transport, onerror: onError });
+  // A 2025 connection is one long session: its parsed documents are kept for its next calls.
+  const factory = ({ era }: { era: 'legacy' | 'modern' }) =>
+    createServer(engine, { cacheDocuments: era === 'legacy' });
+  const handle = serveStdio(factory, { transport, onerror: onError });
   await transport.closed;
   return () => handle.close();
 }

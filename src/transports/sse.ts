@@ -38,7 +38,7 @@ export function createSseEndpoint(
       return;
     }
     const transport = new SSEServerTransport(MESSAGES_PATH, res);
-    const server = createServer(engine);
+    const server = createServer(engine, { cacheDocuments: true });
     const id = transport.sessionId;
     sessions.add(id, { transport, close: () => server.close() });
     res.on('close', () => {

@@ -32,6 +32,7 @@ export function createStreamableHttpEndpoint(
   onError: (error: Error) => void,
   limits?: SessionLimits,
 ): StreamableHttpEndpoint {
+  // Stateless 2026-07-28 requests keep nothing; a 2025 session keeps its parsed documents.
   const factory = () => createServer(engine);
   const modern = createMcpHandler(factory, {
     legacy: 'reject',
@@ -51,7 +52,7 @@ export function createStreamableHttpEndpoint(
       );
       return;
     }
-    const server = factory();
+    const server = createServer(engine, { cacheDocuments: true });
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       maxRequestBodySize: MAX_HTTP_BODY_BYTES,

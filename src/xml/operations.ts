@@ -1,20 +1,24 @@
 import { type CheckResult, check } from './check.js';
+import { DocumentCache } from './document-cache.js';
 import { type FormatOptions, format } from './format.js';
-import { type InspectResult, inspect } from './inspect.js';
-import { type OutputBudget, type QueryResult, query } from './query.js';
+import { type InspectResult, inspectDocument } from './inspect.js';
+import { MAX_CACHED_DOCUMENT_BYTES } from './limits.js';
+import { parseDocument } from './parse.js';
+import { type OutputBudget, type QueryResult, queryDocument } from './query.js';
 import { type ValidateResult, validate } from './validate.js';
-import type { Namespaces } from './xpath-guard.js';
+import { guardExpression, type Namespaces } from './xpath-guard.js';
 
 /**
  * The engine's operations as the worker runs them. Documents arrive as UTF-8 bytes (they are
- * transferred to the worker, not cloned); every other argument is plain data.
+ * transferred to the worker, not cloned); every other argument is plain data. `cacheAs` names
+ * the client whose parsed documents may be kept for its next call (absent: parse and free).
  */
 export interface Operations {
   query: {
-    args: { xml: Uint8Array; xpath: string; namespaces: Namespaces; budget?: OutputBudget };
+    args: { xml: Uint8Array; xpath: string; namespaces: Namespaces; budget?: OutputBudget; cacheAs?: string };
     result: QueryResult;
   };
-  inspect: { args: { xml: Uint8Array }; result: InspectResult };
+  inspect: { args: { xml: Uint8Array; cacheAs?: string }; result: InspectResult };
   check: { args: { xml: Uint8Array }; result: CheckResult };
   validate: { args: { xml: Uint8Array; xsd: Uint8Array }; result: ValidateResult };
   format: { args: { xml: Uint8Array } & FormatOptions; result: { xml: string } };
@@ -22,11 +26,36 @@ export interface Operations {
 
 export type OperationName = keyof Operations;
 
+/** This thread's parsed documents; only query and inspect share a parse, so only they use it. */
+const cache = new DocumentCache(MAX_CACHED_DOCUMENT_BYTES);
+
+function withQueryDocument<T>(
+  xml: Uint8Array,
+  cacheAs: string | undefined,
+  use: (doc: ReturnType<typeof parseDocument>) => T,
+): T {
+  if (cacheAs !== undefined) return cache.use(cacheAs, 'query', xml, () => parseDocument(xml, 'query'), use);
+  const doc = parseDocument(xml, 'query');
+  try {
+    return use(doc);
+  } finally {
+    doc.dispose();
+  }
+}
+
 export const operations: { [K in OperationName]: (args: Operations[K]['args']) => Operations[K]['result'] } =
   {
-    query: ({ xml, xpath, namespaces, budget }) => query(xml, xpath, namespaces, budget),
-    inspect: ({ xml }) => inspect(xml),
+    query: ({ xml, xpath, namespaces, budget, cacheAs }) => {
+      guardExpression(xpath, namespaces);
+      return withQueryDocument(xml, cacheAs, (doc) => queryDocument(doc, xpath, namespaces, budget));
+    },
+    inspect: ({ xml, cacheAs }) => withQueryDocument(xml, cacheAs, inspectDocument),
     check: ({ xml }) => check(xml),
     validate: ({ xml, xsd }) => validate(xml, xsd),
     format: ({ xml, indent, emptyElements }) => ({ xml: format(xml, { indent, emptyElements }) }),
   };
+
+/** Frees every document kept for a client whose session ended. */
+export function forgetClient(client: string): void {
+  cache.forget(client);
+}

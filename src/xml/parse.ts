@@ -31,7 +31,7 @@ const OPTIONS: Record<ParsePurpose, ParseOption> = {
 export type XmlSource = string | Uint8Array;
 
 export function toUtf8(source: XmlSource): Uint8Array {
-  return typeof source === 'string' ? new TextEncoder().encode(source) : source;
+  return typeof source === 'string' ? Buffer.from(source, 'utf8') : source;
 }
 
 export function assertWithinSize(bytes: Uint8Array, argument: string): void {

@@ -4,7 +4,7 @@ import { EngineError } from './errors.js';
 import { FairQueue } from './fair-queue.js';
 import { DEFAULT_CALL_TIMEOUT_MS, MAX_QUEUED_CALLS, MAX_WORKER_HEAP_BYTES } from './limits.js';
 import type { OperationName, Operations } from './operations.js';
-import type { WorkerReply, WorkerRequest } from './worker.js';
+import type { WorkerForget, WorkerReply, WorkerRequest } from './worker.js';
 
 export interface PoolOptions {
   /** Workers running engine calls at once; defaults to the number of cores. */
@@ -55,6 +55,7 @@ export class EnginePool {
   #retired = 0;
   readonly #slots: Slot[] = [];
   readonly #queue = new FairQueue<Job>();
+  readonly #home = new Map<string, Slot>();
   #nextId = 1;
   #closed = false;
 
@@ -108,12 +109,25 @@ export class EnginePool {
     if (this.#queue.remove(job.client, job)) job.reject(error);
   }
 
+  /** Frees what the workers keep for a client whose session ended (its parsed documents). */
+  forget(client: string): void {
+    this.#home.delete(client);
+    const message: WorkerForget = { forget: client };
+    for (const slot of this.#slots) slot.worker.postMessage(message);
+  }
+
   #dispatch(): void {
     while (this.#queue.size > 0) {
-      let slot = this.#slots.find((candidate) => candidate.job === null);
-      if (!slot && this.#slots.length < this.#size) slot = this.#spawn();
-      if (!slot) return;
-      this.#start(slot, this.#queue.shift() as Job);
+      if (!this.#slots.some((slot) => slot.job === null) && this.#slots.length >= this.#size) return;
+      const job = this.#queue.shift() as Job;
+      // A client goes back to the worker that served it last, where its documents are kept.
+      const home = this.#home.get(job.client);
+      const slot =
+        (home && home.job === null && this.#slots.includes(home) ? home : undefined) ??
+        this.#slots.find((candidate) => candidate.job === null) ??
+        this.#spawn();
+      if (job.client !== '') this.#home.set(job.client, slot);
+      this.#start(slot, job);
     }
   }
 

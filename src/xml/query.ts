@@ -1,3 +1,4 @@
+import type { XmlDocument } from 'libxml2-wasm';
 import {
   XmlErrorStruct,
   XmlNodeSetStruct,
@@ -55,11 +56,22 @@ export function query(
   guardExpression(expression, namespaces);
   const doc = parseDocument(xml, 'query');
   try {
-    const docPtr = documentPointer(doc);
-    return stringOfNumber(docPtr, expression, namespaces) ?? evaluate(docPtr, expression, namespaces, budget);
+    return queryDocument(doc, expression, namespaces, budget);
   } finally {
     doc.dispose();
   }
+}
+
+/** `query` on a document parsed for querying (`parseDocument(xml, 'query')`), which stays the caller's. */
+export function queryDocument(
+  doc: XmlDocument,
+  expression: string,
+  namespaces: Namespaces = {},
+  budget: OutputBudget = DEFAULT_BUDGET,
+): QueryResult {
+  guardExpression(expression, namespaces);
+  const docPtr = documentPointer(doc);
+  return stringOfNumber(docPtr, expression, namespaces) ?? evaluate(docPtr, expression, namespaces, budget);
 }
 
 /**

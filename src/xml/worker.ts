@@ -5,13 +5,18 @@ import { captureWasmMemory, wasmHeapBytes } from './wasm-memory.js';
 
 // Before libxml2-wasm loads (it instantiates on import), so its memory can be reached.
 captureWasmMemory();
-const { operations } = await import('./operations.js');
+const { operations, forgetClient } = await import('./operations.js');
 
 /** One engine call on this worker; the pool sends one at a time. */
 export interface WorkerRequest {
   id: number;
   op: OperationName;
   args: unknown;
+}
+
+/** Sent to every worker when a client's session ends; no reply. */
+export interface WorkerForget {
+  forget: string;
 }
 
 /** `heapBytes`: the WebAssembly heap after the call, when known; it never shrinks. */
@@ -24,7 +29,11 @@ export type WorkerReply = { id: number; heapBytes?: number | undefined } & (
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs only as a worker thread');
 
-port.on('message', (request: WorkerRequest) => {
+port.on('message', (request: WorkerRequest | WorkerForget) => {
+  if ('forget' in request) {
+    forgetClient(request.forget);
+    return;
+  }
   let reply: WorkerReply;
   try {
     const run = operations[request.op] as (args: unknown) => unknown;

@@ -1,0 +1,78 @@
+import type { XmlDocument } from 'libxml2-wasm';
+import { describe, expect, it } from 'vitest';
+import { DocumentCache } from '../../src/xml/document-cache.js';
+import { documentPointer, parseDocument } from '../../src/xml/parse.js';
+import { queryDocument } from '../../src/xml/query.js';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+function counting() {
+  const parsed: XmlDocument[] = [];
+  return {
+    parsed,
+    parse: (source: Uint8Array) => () => {
+      const doc = parseDocument(source, 'query');
+      parsed.push(doc);
+      return doc;
+    },
+  };
+}
+
+const count = (doc: XmlDocument) => queryDocument(doc, 'count(//a)').values[0];
+
+describe('DocumentCache', () => {
+  it('parses a repeated document once for the same client', () => {
+    const cache = new DocumentCache(1024);
+    const { parsed, parse } = counting();
+    const source = bytes('<r><a/><a/></r>');
+    expect(cache.use('c1', 'query', source, parse(source), count)).toBe('2');
+    expect(cache.use('c1', 'query', bytes('<r><a/><a/></r>'), parse(source), count)).toBe('2');
+    expect(parsed).toHaveLength(1);
+    cache.clear();
+  });
+
+  it('never serves one client the document another client sent', () => {
+    const cache = new DocumentCache(1024);
+    const { parsed, parse } = counting();
+    const source = bytes('<r><a/></r>');
+    cache.use('c1', 'query', source, parse(source), count);
+    cache.use('c2', 'query', source, parse(source), count);
+    expect(parsed).toHaveLength(2);
+    cache.clear();
+  });
+
+  it('tells documents apart by content', () => {
+    const cache = new DocumentCache(1024);
+    const { parse } = counting();
+    const one = bytes('<r><a/></r>');
+    const two = bytes('<r><a/><a/></r>');
+    expect(cache.use('c', 'query', one, parse(one), count)).toBe('1');
+    expect(cache.use('c', 'query', two, parse(two), count)).toBe('2');
+    cache.clear();
+  });
+
+  it('disposes the least recently used documents to stay within its byte bound', () => {
+    const source = (n: number) => bytes(`<r>${'<a/>'.repeat(n)}</r>`.padEnd(100, ' '));
+    const cache = new DocumentCache(250);
+    const { parsed, parse } = counting();
+    for (const n of [1, 2, 3]) cache.use('c', 'query', source(n), parse(source(n)), count);
+    expect(cache.size).toBe(2);
+    expect(documentPointer(parsed[0] as XmlDocument)).toBe(0);
+    expect(count(parsed[2] as XmlDocument)).toBe('3');
+    cache.clear();
+  });
+
+  it('frees a client’s documents when it is forgotten, and does not keep an over-large one', () => {
+    const cache = new DocumentCache(64);
+    const { parse } = counting();
+    const small = bytes('<r><a/></r>');
+    cache.use('c', 'query', small, parse(small), count);
+    cache.use('other', 'query', small, parse(small), count);
+    cache.forget('c');
+    expect(cache.size).toBe(1);
+    const large = bytes(`<r>${'<a/>'.repeat(40)}</r>`);
+    expect(cache.use('c', 'query', large, parse(large), count)).toBe('40');
+    expect(cache.size).toBe(1);
+    cache.clear();
+  });
+});
