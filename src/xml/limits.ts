@@ -39,9 +39,9 @@ export const MAX_XPATH_OPERATIONS = 50_000_000;
 
 /**
  * Parsed documents a worker keeps for repeat calls, counted as source bytes (a parsed document
- * takes ~6× its text in the heap): three 8 MiB documents, or many small ones.
+ * takes ~6× its text in the heap, which never shrinks): one 8 MiB document and a few small ones.
  */
-export const MAX_CACHED_DOCUMENT_BYTES = 24 * 1024 * 1024;
+export const MAX_CACHED_DOCUMENT_BYTES = 12 * 1024 * 1024;
 
 /** Past this size of its (never shrinking) WebAssembly heap, a worker is replaced after its call. */
 export const MAX_WORKER_HEAP_BYTES = 512 * 1024 * 1024;

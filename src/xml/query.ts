@@ -193,13 +193,19 @@ function withinBudget(
     if (values.length >= budget.maxValues || remaining <= 0) return { values, truncated: true };
     const value = valueAt(i);
     if (value.length > remaining) {
-      values.push(value.slice(0, remaining));
+      values.push(cutAt(value, remaining));
       return { values, truncated: true };
     }
     values.push(value);
     chars += value.length;
   }
   return { values };
+}
+
+/** The first `length` UTF-16 units, one fewer if the cut would split a surrogate pair. */
+function cutAt(value: string, length: number): string {
+  const code = value.charCodeAt(length - 1);
+  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
 }
 
 /** XPath 1.0 §5 string-value; a namespace node's value is its URI. */

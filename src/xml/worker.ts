@@ -5,6 +5,12 @@ import { captureWasmMemory, wasmHeapBytes } from './wasm-memory.js';
 
 // Before libxml2-wasm loads (it instantiates on import), so its memory can be reached.
 captureWasmMemory();
+// libxml2 also prints its diagnostics (`XPath error : …` with the offending input) through the
+// console: they would copy hostile input into the server's log, and anything on console.log
+// would reach stdout, which carries protocol messages. Every failure already comes back as data.
+console.error = () => {};
+console.log = () => {};
+console.warn = () => {};
 const { operations, forgetClient } = await import('./operations.js');
 
 /** One engine call on this worker; the pool sends one at a time. */

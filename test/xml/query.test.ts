@@ -209,6 +209,13 @@ describe('query', () => {
     });
   });
 
+  it('never cuts a surrogate pair in half at the budget', () => {
+    const cut = query(`<r><t>${'ab😀'.repeat(30)}</t></r>`, '//t', {}, { maxChars: 103, maxValues: 10 });
+    expect(cut.truncated).toBe(true);
+    expect(cut.values[0]?.isWellFormed()).toBe(true);
+    expect(cut.values[0]).toHaveLength(102);
+  });
+
   it('ignores an encoding declaration: the text is already decoded', () => {
     expect(query('<?xml version="1.0" encoding="ISO-8859-1"?><r>é</r>', 'string(/r)').values).toEqual(['é']);
   });
