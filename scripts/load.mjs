@@ -1,0 +1,264 @@
+#!/usr/bin/env node
+/**
+ * Load: the built binary on Streamable HTTP (loopback, a free port), C concurrent clients × N mixed
+ * calls each, every answer checked (issue 4: "8 concurrent clients × 500 mixed calls over
+ * Streamable HTTP with zero lost or wrong answers, reporting p50/p99").
+ *
+ *   npm run build && node scripts/load.mjs [--clients 8] [--calls 500] [--seed 1]
+ *
+ * Even-numbered clients use the 2025-11-25 session mode (initialize, Mcp-Session-Id); odd ones are
+ * pinned to 2026-07-28 (stateless, no handshake). Each client keeps one call in flight, so C calls
+ * run at once. Reports total calls, lost and wrong answers, per-call latency p50/p90/p99/max and
+ * throughput, then stops the server with SIGTERM, which must exit 0. Exit 0 only when no call was
+ * lost or wrong and the server exited 0. Every loop is bounded in count and time (--max-seconds).
+ * The call mix and its checks come from scripts/soak.mjs.
+ */
+import { spawn } from 'node:child_process';
+import {
+  buildCorpus,
+  callSeed,
+  checkAnswer,
+  DEFAULT_BIN,
+  mb,
+  parseFlags,
+  planCall,
+  processMemory,
+  within,
+} from './soak.mjs';
+
+const USAGE = `usage: node scripts/load.mjs [--clients 8] [--calls 500] [--seed 1] [--huge-rate 0.005]
+                              [--max-seconds 600] [--call-timeout-ms 60000] [--bin dist/cli.js]
+`;
+
+/** The server this run started, stopped on any failure so nothing is left listening. */
+let running;
+
+const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } };
+
+async function main() {
+  const flags = parseFlags(
+    process.argv.slice(2),
+    {
+      clients: 8,
+      calls: 500,
+      seed: 1,
+      'huge-rate': 0.005,
+      'max-seconds': 600,
+      'call-timeout-ms': 60_000,
+      bin: DEFAULT_BIN,
+    },
+    USAGE,
+  );
+  const clientCount = Math.max(1, Math.floor(flags.clients));
+  const callsEach = Math.floor(flags.calls);
+  const deadline = Date.now() + flags['max-seconds'] * 1000;
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+
+  const corpus = buildCorpus({ seed: flags.seed });
+  const server = await startServer(flags.bin);
+  running = server;
+  log(`server pid ${server.child.pid} at ${server.url}`);
+
+  const lost = [];
+  const wrong = [];
+  const latencies = [];
+  const perEra = {};
+  const sessions = [];
+  let timedOut = false;
+  const callPhase = { start: 0, end: 0 };
+
+  // Connect every client first, then start all of them together.
+  const clients = await Promise.all(
+    Array.from({ length: clientCount }, async (_, k) => {
+      const modern = k % 2 === 1;
+      const client = new Client({ name: `oxml-load-${k}`, version: '1' }, modern ? MODERN : {});
+      const transport = new StreamableHTTPClientTransport(new URL(server.url));
+      await within(client.connect(transport), 30_000, `client ${k} connect`);
+      const era = client.getNegotiatedProtocolVersion();
+      const expected = modern ? '2026-07-28' : '2025-11-25';
+      if (era !== expected) throw new Error(`client ${k} negotiated ${era}, expected ${expected}`);
+      if (!modern && !transport.sessionId) throw new Error(`client ${k} (2025-11-25) got no Mcp-Session-Id`);
+      if (modern && transport.sessionId) throw new Error(`client ${k} (2026-07-28) got a session id`);
+      sessions.push(transport.sessionId);
+      return { k, client, transport, era };
+    }),
+  );
+  const sessionIds = sessions.filter(Boolean);
+  if (new Set(sessionIds).size !== sessionIds.length) throw new Error('two clients share a session id');
+  log(
+    `${clientCount} clients connected: ${clients.map((c) => `#${c.k} ${c.era}${c.transport.sessionId ? ' (session)' : ''}`).join(', ')}`,
+  );
+
+  async function runClient({ k, client, era }) {
+    perEra[era] ??= { calls: 0, latencies: [] };
+    const stats = perEra[era];
+    for (let i = 0; i < callsEach; i++) {
+      if (Date.now() > deadline) {
+        timedOut = true;
+        return;
+      }
+      const index = k * callsEach + i;
+      const plan = planCall(corpus, callSeed(flags.seed, index), { hugeRate: flags['huge-rate'] });
+      const started = performance.now();
+      let result;
+      try {
+        result = await client.callTool(
+          { name: plan.tool, arguments: plan.args },
+          { timeout: flags['call-timeout-ms'] },
+        );
+      } catch (error) {
+        lost.push({ client: k, index, label: plan.label, reason: String(error?.message ?? error) });
+        continue;
+      } finally {
+        const ms = performance.now() - started;
+        latencies.push(ms);
+        stats.latencies.push(ms);
+        stats.calls++;
+      }
+      const problem = checkAnswer(plan, result);
+      if (problem) wrong.push({ client: k, index, label: plan.label, reason: problem });
+    }
+  }
+
+  callPhase.start = performance.now();
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    try {
+      peakRss = Math.max(peakRss, processMemory(server.child.pid).rssKb);
+    } catch {}
+  }, 250);
+  await Promise.all(clients.map(runClient));
+  callPhase.end = performance.now();
+  clearInterval(sampler);
+  const memory = processMemory(server.child.pid);
+
+  await Promise.all(
+    clients.map(({ client }) => within(client.close(), 10_000, 'client close').catch(() => {})),
+  );
+  const exit = await server.stop(10_000);
+  running = undefined;
+
+  const seconds = (callPhase.end - callPhase.start) / 1000;
+  const total = latencies.length;
+  const expectedTotal = clientCount * callsEach;
+  const ok =
+    lost.length === 0 &&
+    wrong.length === 0 &&
+    total === expectedTotal &&
+    !timedOut &&
+    exit.code === 0 &&
+    exit.signal === null &&
+    server.stdout() === '';
+  const report = [
+    '',
+    '== oxml-mcp load (Streamable HTTP) ==',
+    `command:        node scripts/load.mjs ${process.argv.slice(2).join(' ')}`.trimEnd(),
+    `server:         ${flags.bin} --transport streamable-http --port 0 → ${server.url}`,
+    `clients:        ${clientCount} concurrent (${clients.filter((c) => c.era === '2025-11-25').length} × 2025-11-25 session, ${clients.filter((c) => c.era === '2026-07-28').length} × 2026-07-28 pinned), ${callsEach} calls each`,
+    `total calls:    ${total} of ${expectedTotal}`,
+    `lost:           ${lost.length}`,
+    `wrong:          ${wrong.length}`,
+    `latency (ms):   ${latencyLine(latencies)}`,
+    ...Object.entries(perEra).map(([era, s]) => `  ${era}:  ${latencyLine(s.latencies)}`),
+    `throughput:     ${(total / seconds).toFixed(1)} calls/s (${seconds.toFixed(1)} s)`,
+    `server RSS:     ${mb(memory.rssKb)} at end of calls, peak sampled ${mb(peakRss)}, VmHWM ${mb(memory.hwmKb)}`,
+    `SIGTERM:        exit code ${exit.code}${exit.signal ? ` signal ${exit.signal}` : ''} in ${exit.ms} ms${server.stdout() === '' ? '' : '; SERVER WROTE TO STDOUT'}`,
+  ];
+  if (timedOut) report.push(`STOPPED: --max-seconds ${flags['max-seconds']} reached`);
+  for (const [label, list] of group(wrong)) {
+    report.push(
+      `WRONG ${label} × ${list.length}; first: client ${list[0].client} call #${list[0].index}: ${list[0].reason}`,
+    );
+  }
+  for (const [label, list] of group(lost)) {
+    report.push(
+      `LOST ${label} × ${list.length}; first: client ${list[0].client} call #${list[0].index}: ${list[0].reason}`,
+    );
+  }
+  report.push(`verdict:        ${ok ? 'PASS' : 'FAIL'}`);
+  if (!ok && server.stderr().trim()) report.push(`server stderr (tail):\n${server.stderr().slice(-2000)}`);
+  process.stdout.write(`${report.join('\n')}\n`);
+  process.exit(ok ? 0 : 1);
+}
+
+/** Starts the binary on a free loopback port; resolves once it announces its URL on stderr. */
+async function startServer(bin) {
+  const child = spawn(process.execPath, [bin, '--transport', 'streamable-http', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    stdout += chunk;
+  });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const url = await within(
+    new Promise((resolve, reject) => {
+      child.stderr.setEncoding('utf8').on('data', (chunk) => {
+        stderr = (stderr + chunk).slice(-65_536);
+        const match = /listening on (http:\/\/\S+)/.exec(stderr);
+        if (match) resolve(match[1]);
+      });
+      exited.then(({ code }) => reject(new Error(`server exited (${code}) before listening: ${stderr}`)));
+    }),
+    15_000,
+    'server start',
+  ).catch((error) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  if (!/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d+\/mcp$/.test(url)) {
+    child.kill('SIGKILL');
+    throw new Error(`server did not bind loopback: ${url}`);
+  }
+  return {
+    url,
+    child,
+    stderr: () => stderr,
+    stdout: () => stdout,
+    /** SIGTERM, then the exit code; SIGKILL (and code null) if it has not exited within `ms`. */
+    async stop(ms) {
+      const started = performance.now();
+      child.kill('SIGTERM');
+      try {
+        const result = await within(exited, ms, 'server exit after SIGTERM');
+        return { ...result, ms: Math.round(performance.now() - started) };
+      } catch {
+        child.kill('SIGKILL');
+        await exited;
+        return { code: null, signal: 'SIGKILL (no exit after SIGTERM)', ms: ms };
+      }
+    },
+  };
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function latencyLine(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const f = (v) => v.toFixed(1);
+  return `p50 ${f(percentile(sorted, 50))}  p90 ${f(percentile(sorted, 90))}  p99 ${f(percentile(sorted, 99))}  max ${f(sorted.at(-1) ?? Number.NaN)}  (n=${sorted.length})`;
+}
+
+function group(list) {
+  const map = new Map();
+  for (const item of list) map.set(item.label, [...(map.get(item.label) ?? []), item]);
+  return map;
+}
+
+const log = (line) => process.stderr.write(`[load] ${line}\n`);
+
+main().catch(async (error) => {
+  process.stderr.write(`[load] failed: ${error?.stack ?? error}\n`);
+  if (running) {
+    const exit = await running.stop(10_000);
+    process.stderr.write(
+      `[load] server stopped: exit code ${exit.code}${exit.signal ? `, ${exit.signal}` : ''}\n`,
+    );
+    process.stderr.write(`[load] server stderr (tail):\n${running.stderr().slice(-2000)}\n`);
+  }
+  process.exit(1);
+});
