@@ -1,0 +1,920 @@
+/**
+ * Per-request latency of the built server against the in-process engine, paired call by call.
+ *
+ *   npm run bench             (builds, then runs this file)
+ *   npx tsx bench/run.ts      (the current build)   --quick: a smoke run with few iterations
+ *
+ * Pairing: each iteration makes one call through the server and then the same engine call in
+ * this process on the same input (A B A B …), so both sides see the same machine state and the
+ * ratio of their medians is meaningful on a noisy machine. No timed assertions: it reports.
+ * The markdown report goes to stdout, progress to stderr, raw samples to bench/results/.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { Worker } from 'node:worker_threads';
+import { captureWasmMemory } from '../src/xml/wasm-memory.js';
+import {
+  HttpSessionClient,
+  initializeStdio,
+  preparedParams,
+  StdioClient,
+  startHttpServer,
+  type Timed,
+} from './clients.js';
+import { type BenchDocument, generateDocument, RECORDS_XSD, SIZES, withVariant } from './documents.js';
+import { bytes, median, ms, p90, ratio, signedMs, table } from './stats.js';
+
+// As the worker entry does: reach libxml2's memory before libxml2-wasm loads, so the in-process
+// engine runs with the same XPath operation budget as the server's workers.
+captureWasmMemory();
+const { query } = await import('../src/xml/query.js');
+const { check } = await import('../src/xml/check.js');
+const { inspect } = await import('../src/xml/inspect.js');
+const { validate } = await import('../src/xml/validate.js');
+const { format } = await import('../src/xml/format.js');
+const { parseDocument } = await import('../src/xml/parse.js');
+
+const QUICK = process.argv.includes('--quick');
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const LXML_SERVER = fileURLToPath(new URL('./lxml_server.py', import.meta.url));
+const PYTHON = '/usr/bin/python3';
+const PROTOCOL = '2025-11-25';
+
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
+
+/** Warm-up and measured iterations per document size (~6 minutes in all on an idle 2-core machine). */
+const PLAN: Record<string, { warmup: number; iterations: number }> = {
+  '1 KB': { warmup: 100, iterations: 500 },
+  '200 KB': { warmup: 10, iterations: 100 },
+  '2 MB': { warmup: 3, iterations: 30 },
+  '8 MiB': { warmup: 2, iterations: 14 },
+};
+function plan(label: string): { warmup: number; iterations: number } {
+  const full = PLAN[label] ?? { warmup: 2, iterations: 10 };
+  return QUICK ? { warmup: 1, iterations: Math.max(3, Math.floor(full.iterations / 10)) } : full;
+}
+/**
+ * A fresh server needs thousands of calls before its JIT-compiled paths settle (1 KB calls fall
+ * from ~1 ms to ~0.25 ms over the first ~3,000), so every server process is warmed up before it
+ * is measured; the first calls of a fresh server are reported on their own.
+ */
+const WARMUP_CALLS = QUICK ? 300 : 5_000;
+const COLD_BUCKETS: Array<[number, number]> = [
+  [1, 1],
+  [2, 10],
+  [11, 100],
+  [101, 1_000],
+  [1_001, 5_000],
+];
+/** Calls on the same document in the repeated-query case, and rounds of them. */
+const REPEATS = 5;
+const REPEAT_ROUNDS = QUICK ? 2 : 8;
+
+function log(message: string): void {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// What is measured
+
+interface Operation {
+  name: string;
+  tool: string;
+  args(doc: BenchDocument): Record<string, unknown>;
+  /** The engine call the tool makes, in process, on the same text. */
+  local(doc: BenchDocument): unknown;
+}
+
+/** The record the selective query asks for: three quarters of the way in. */
+const selectedId = (doc: BenchDocument) => `r${Math.ceil((doc.records * 3) / 4)}`;
+
+const OPERATIONS: Operation[] = [
+  {
+    name: 'query count(//record)',
+    tool: 'xml_query',
+    args: (doc) => ({ xml: doc.xml, xpath: 'count(//record)' }),
+    local: (doc) => query(doc.xml, 'count(//record)'),
+  },
+  {
+    name: "query //record[@id='rN']/name",
+    tool: 'xml_query',
+    args: (doc) => ({ xml: doc.xml, xpath: `//record[@id='${selectedId(doc)}']/name` }),
+    local: (doc) => query(doc.xml, `//record[@id='${selectedId(doc)}']/name`),
+  },
+  {
+    name: 'query //record/name',
+    tool: 'xml_query',
+    args: (doc) => ({ xml: doc.xml, xpath: '//record/name' }),
+    local: (doc) => query(doc.xml, '//record/name'),
+  },
+  { name: 'check', tool: 'xml_check', args: (doc) => ({ xml: doc.xml }), local: (doc) => check(doc.xml) },
+  {
+    name: 'inspect',
+    tool: 'xml_inspect',
+    args: (doc) => ({ xml: doc.xml }),
+    local: (doc) => inspect(doc.xml),
+  },
+  {
+    name: 'validate',
+    tool: 'xml_validate',
+    args: (doc) => ({ xml: doc.xml, xsd: RECORDS_XSD }),
+    local: (doc) => validate(doc.xml, RECORDS_XSD),
+  },
+  {
+    name: 'format indent 2',
+    tool: 'xml_format',
+    args: (doc) => ({ xml: doc.xml, indent: 2 }),
+    local: (doc) => ({ xml: format(doc.xml, { indent: 2, emptyElements: 'self-closing' }) }),
+  },
+];
+const COUNT = OPERATIONS[0] as Operation;
+const FORMAT = OPERATIONS[6] as Operation;
+
+function toolCall(op: Operation, doc: BenchDocument): Buffer {
+  return preparedParams('tools/call', { name: op.tool, arguments: op.args(doc) });
+}
+
+/**
+ * The server keeps a small per-session cache of parsed documents (query, inspect). Every timed
+ * call therefore carries a document it has never seen (only the root's `variant` attribute
+ * differs), so each call pays its parse, as the in-process engine call does. The cache's own
+ * effect is measured separately (repeatedQuery).
+ */
+let variants = 0;
+interface Fresh {
+  doc: BenchDocument;
+  /** The tools/call params for `doc`, serialized outside the timing. */
+  prepared: Buffer;
+}
+function fresh(doc: BenchDocument, op: Operation): Fresh {
+  const variant = withVariant(doc, ++variants);
+  return { doc: variant, prepared: toolCall(op, variant) };
+}
+
+/** One measured side of a pair: returns its time in ms. */
+type Side<T> = (input: T) => Promise<number> | number;
+
+function timeLocal(run: () => unknown): number {
+  const start = performance.now();
+  run();
+  return performance.now() - start;
+}
+
+/** What the server answered, checked outside the timing; a failed call is fatal to the run. */
+function resultOf(timed: Timed, what: string): Record<string, unknown> {
+  const result = timed.reply.result as Record<string, unknown> | undefined;
+  if (!result || !Number.isFinite(timed.ms)) {
+    throw new Error(`${what}: no result: ${JSON.stringify(timed.reply).slice(0, 500)}`);
+  }
+  if (result.isError === true) {
+    throw new Error(`${what}: tool error: ${JSON.stringify(result.content).slice(0, 500)}`);
+  }
+  return result;
+}
+
+/**
+ * The pairing loop: A then B (then C …) on the same fresh input, `warmup + iterations` times;
+ * warm-up pairs are not kept. On documents of 200 KB and more the harness's own garbage
+ * (multi-megabyte lines) is collected before every sample, so it does not land inside the
+ * other side's timing.
+ */
+async function paired<T>(label: string, size: string, input: () => T, sides: Side<T>[]): Promise<number[][]> {
+  const { warmup, iterations } = plan(size);
+  const collect = size !== '1 KB';
+  const samples: number[][] = sides.map(() => []);
+  for (let i = 0; i < warmup + iterations; i++) {
+    const value = input();
+    for (const [index, side] of sides.entries()) {
+      if (collect) collectGarbage();
+      const time = await side(value);
+      if (i >= warmup) samples[index]?.push(time);
+    }
+  }
+  log(`${label} (${size}): ${samples.map((s) => ms(median(s))).join(' / ')} ms`);
+  return samples;
+}
+
+interface PairStats {
+  n: number;
+  a: { median: number; p90: number };
+  b: { median: number; p90: number };
+  ratio: number;
+  deltaMs: number;
+  /** Median of the per-pair differences A − B. */
+  pairedDeltaMs: number;
+}
+
+function pairStats(a: number[], b: number[]): PairStats {
+  return {
+    n: a.length,
+    a: { median: median(a), p90: p90(a) },
+    b: { median: median(b), p90: p90(b) },
+    ratio: median(a) / median(b),
+    deltaMs: median(a) - median(b),
+    pairedDeltaMs: median(a.map((value, i) => value - (b[i] as number))),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sections
+
+interface ColdStart {
+  /** From spawning the process to its answer to `initialize`. */
+  startMs: number;
+  /** Every warm-up call, in order: `count(//record)` on a fresh 1 KB document. */
+  samples: number[];
+}
+
+/**
+ * Warms a fresh server up and records how its first calls go: WARMUP_CALLS queries on fresh
+ * 1 KB documents (the first one starts the engine worker), then every other tool a few hundred
+ * times, with the in-process engine warmed alongside.
+ */
+async function warmUp(call: (prepared: Buffer) => Promise<Timed>, tiny: BenchDocument): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP_CALLS; i++) {
+    const x = fresh(tiny, COUNT);
+    const timed = await call(x.prepared);
+    resultOf(timed, 'warm-up');
+    samples.push(timed.ms);
+    COUNT.local(x.doc);
+  }
+  for (const op of OPERATIONS) {
+    for (let i = 0; i < WARMUP_CALLS / 20; i++) {
+      const x = fresh(tiny, op);
+      resultOf(await call(x.prepared), `warm-up ${op.name}`);
+      op.local(x.doc);
+    }
+  }
+  return samples;
+}
+
+interface OperationRow {
+  size: string;
+  bytes: number;
+  operation: string;
+  stats: PairStats;
+  note: string;
+  agrees: boolean;
+  samples: { server: number[]; local: number[] };
+}
+
+async function stdioVersusInProcess(server: StdioClient, docs: BenchDocument[]): Promise<OperationRow[]> {
+  const rows: OperationRow[] = [];
+  for (const doc of docs) {
+    for (const op of OPERATIONS) {
+      // One call outside the loop: compare the server's answer with the engine's.
+      const check = fresh(doc, op);
+      const first = resultOf(await server.call(check.prepared), `${op.name} ${doc.label}`);
+      const local = op.local(check.doc);
+      const agrees = JSON.stringify(first.structuredContent) === JSON.stringify(local);
+      if (!agrees) log(`warning: ${op.name} at ${doc.label}: the server's answer differs from the engine's`);
+      const [server$, local$] = await paired(`stdio ${op.name}`, doc.label, () => fresh(doc, op), [
+        async (x) => (await server.call(x.prepared)).ms,
+        (x) => timeLocal(() => op.local(x.doc)),
+      ]);
+      const truncated = (first.structuredContent as { truncated?: boolean } | undefined)?.truncated === true;
+      const replyBytes = Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 1, result: first }));
+      const note = [
+        truncated ? 'answer cut by the output budget (count exact)' : '',
+        replyBytes > 100_000 ? `reply ${bytes(replyBytes)}` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
+      rows.push({
+        size: doc.label,
+        bytes: doc.bytes,
+        operation: op.name,
+        stats: pairStats(server$ ?? [], local$ ?? []),
+        note,
+        agrees,
+        samples: { server: server$ ?? [], local: local$ ?? [] },
+      });
+    }
+  }
+  return rows;
+}
+
+async function httpVersusInProcess(docs: BenchDocument[]): Promise<OperationRow[]> {
+  const http = await startHttpServer(CLI);
+  const client = new HttpSessionClient(http.url, PROTOCOL);
+  const rows: OperationRow[] = [];
+  try {
+    await client.initialize();
+    await warmUp((prepared) => client.call(prepared), docs[0] as BenchDocument);
+    log('HTTP server warmed up');
+    for (const doc of docs) {
+      resultOf(await client.call(fresh(doc, COUNT).prepared), `http count ${doc.label}`);
+      const [server$, local$] = await paired(`http ${COUNT.name}`, doc.label, () => fresh(doc, COUNT), [
+        async (x) => (await client.call(x.prepared)).ms,
+        (x) => timeLocal(() => COUNT.local(x.doc)),
+      ]);
+      rows.push({
+        size: doc.label,
+        bytes: doc.bytes,
+        operation: COUNT.name,
+        stats: pairStats(server$ ?? [], local$ ?? []),
+        note: '',
+        agrees: true,
+        samples: { server: server$ ?? [], local: local$ ?? [] },
+      });
+    }
+  } finally {
+    await client.close();
+    await http.stop();
+  }
+  return rows;
+}
+
+interface RepeatedResult {
+  rounds: number;
+  /** calls[k][r]: the k-th call (0-based) on round r's document. */
+  calls: number[][];
+  local: number[];
+}
+
+/**
+ * The same 8 MiB document queried REPEATS times in a row. Each round uses a document that is
+ * new byte for byte (only the root's `variant` attribute differs), so a parse cache, when there
+ * is one, misses on the round's first call and may hit on the others.
+ */
+async function repeatedQuery(server: StdioClient, large: BenchDocument): Promise<RepeatedResult> {
+  const calls: number[][] = Array.from({ length: REPEATS }, () => []);
+  const local: number[] = [];
+  for (let round = 0; round <= REPEAT_ROUNDS; round++) {
+    const { doc, prepared } = fresh(large, COUNT);
+    for (let k = 0; k < REPEATS; k++) {
+      collectGarbage();
+      const timed = await server.call(prepared);
+      resultOf(timed, 'repeated count');
+      if (round > 0) calls[k]?.push(timed.ms);
+    }
+    collectGarbage();
+    const time = timeLocal(() => COUNT.local(doc));
+    if (round > 0) local.push(time);
+  }
+  log(
+    `repeated 8 MiB: ${calls.map((c) => ms(median(c))).join(' / ')} ms; in-process ${ms(median(local))} ms`,
+  );
+  return { rounds: REPEAT_ROUNDS, calls, local };
+}
+
+interface LxmlRow {
+  size: string;
+  stats: PairStats;
+  samples: { oxml: number[]; lxml: number[] };
+}
+
+async function versusLxml(
+  server: StdioClient,
+  docs: BenchDocument[],
+): Promise<{ versions: Record<string, unknown>; rows: LxmlRow[] } | { skipped: string }> {
+  try {
+    execFileSync(PYTHON, ['-c', 'import lxml.etree'], { stdio: 'ignore' });
+  } catch {
+    return { skipped: `${PYTHON} cannot import lxml (on Debian: apt-get install python3-lxml)` };
+  }
+  const lxml = new StdioClient(PYTHON, [LXML_SERVER]);
+  try {
+    const init = await initializeStdio(lxml, PROTOCOL);
+    const versions = ((init.reply.result as Record<string, unknown>)?.serverInfo ?? {}) as Record<
+      string,
+      unknown
+    >;
+    const rows: LxmlRow[] = [];
+    for (const doc of docs) {
+      const { prepared } = fresh(doc, COUNT);
+      const ours = resultOf(await server.call(prepared), 'count');
+      const theirs = resultOf(await lxml.call(prepared), 'lxml count');
+      if (JSON.stringify(ours.structuredContent) !== JSON.stringify(theirs.structuredContent)) {
+        log(`warning: lxml answers ${JSON.stringify(theirs.structuredContent)} at ${doc.label}`);
+      }
+      // Each pair sends both servers the same document, new to both.
+      const [oxml$, lxml$] = await paired(`oxml vs lxml ${COUNT.name}`, doc.label, () => fresh(doc, COUNT), [
+        async (x) => (await server.call(x.prepared)).ms,
+        async (x) => (await lxml.call(x.prepared)).ms,
+      ]);
+      rows.push({
+        size: doc.label,
+        stats: pairStats(oxml$ ?? [], lxml$ ?? []),
+        samples: { oxml: oxml$ ?? [], lxml: lxml$ ?? [] },
+      });
+    }
+    return { versions, rows };
+  } finally {
+    await lxml.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where the time goes
+
+/** A plain line echo: the floor any stdio server pays to read a line and write a reply. */
+const ECHO_SOURCE = `
+let chunks = [];
+let pad = '';
+process.stdin.on('data', (chunk) => {
+  let start = 0;
+  for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+    chunks.push(chunk.subarray(start, nl));
+    const line = Buffer.concat(chunks);
+    chunks = [];
+    start = nl + 1;
+    const id = /"id":(\\d+)/.exec(line.subarray(0, 64).toString('latin1'));
+    if (!id) { pad = 'x'.repeat(Math.max(0, JSON.parse(line.toString()).replyBytes - 50)); continue; }
+    process.stdout.write('{"jsonrpc":"2.0","id":' + id[1] + ',"result":{"pad":"' + pad + '"}}\\n');
+  }
+  if (start < chunk.length) chunks.push(chunk.subarray(start));
+});`;
+
+/** A worker that answers each message with a result set beforehand, as the engine worker would. */
+const HANDOFF_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+let result = null;
+parentPort.on('message', (message) => {
+  if ('setResult' in message) { result = message.setResult; parentPort.postMessage('ready'); return; }
+  parentPort.postMessage({ id: message.id, ok: true, result });
+});`;
+
+class HandoffWorker {
+  readonly #worker = new Worker(HANDOFF_SOURCE, { eval: true });
+  #id = 0;
+
+  async setResult(result: unknown): Promise<void> {
+    this.#worker.postMessage({ setResult: result });
+    await this.#next();
+  }
+
+  /** Round trip: the document goes in (transferred when it is bytes), the result comes back. */
+  async roundTrip(xml: Uint8Array | string): Promise<number> {
+    const start = performance.now();
+    const message = { id: ++this.#id, op: 'query', args: { xml, xpath: 'count(//record)', namespaces: {} } };
+    this.#worker.postMessage(message, typeof xml === 'string' ? [] : [xml.buffer as ArrayBuffer]);
+    await this.#next();
+    return performance.now() - start;
+  }
+
+  #next(): Promise<unknown> {
+    return new Promise((resolve) => this.#worker.once('message', resolve));
+  }
+
+  close(): Promise<number> {
+    return this.#worker.terminate();
+  }
+}
+
+const SERVER_CALL = 'stdio tools/call (the server)';
+const LOCAL_CALL = 'in-process engine call';
+const UNKNOWN_TOOL = 'xml_no_such_tool';
+const ECHO_FLOOR = 'stdio floor: plain line echo, same request and reply sizes';
+const UNKNOWN_CALL = 'stdio tools/call of an unknown tool, same arguments (no tool, no engine)';
+
+interface BreakdownCase {
+  size: string;
+  operation: string;
+  replyBytes: number;
+  /** server: paid by the server only; both: paid by both sides; reference: for comparison. */
+  components: Array<{
+    name: string;
+    path: 'server' | 'both' | 'reference';
+    samples: number[];
+    median: number;
+  }>;
+}
+
+/** Components, each timed in this process on the same input, round-robin in one loop with the real call. */
+async function breakdown(
+  server: StdioClient,
+  cases: Array<[BenchDocument, Operation]>,
+): Promise<BreakdownCase[]> {
+  const echo = new StdioClient(process.execPath, ['-e', ECHO_SOURCE]);
+  const worker = new HandoffWorker();
+  const results: BreakdownCase[] = [];
+  const encoder = new TextEncoder();
+  try {
+    for (const [doc, op] of cases) {
+      const first = resultOf(await server.call(fresh(doc, op).prepared), `${op.name} ${doc.label}`);
+      const reply = { jsonrpc: '2.0', id: 1, result: first };
+      const replyBytes = Buffer.byteLength(JSON.stringify(reply));
+      await worker.setResult(op === FORMAT ? op.local(doc) : first.structuredContent);
+      // The echo answers with a line as long as the server's reply.
+      echo.writeLine(JSON.stringify({ replyBytes }));
+      type Input = Fresh & { line: Buffer; text: string; utf8: Uint8Array; unknown: Buffer };
+      const input = (): Input => {
+        const x = fresh(doc, op);
+        const line = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,'), x.prepared]);
+        // The same line with a tool name the server does not have: it is read, decoded, parsed and
+        // dispatched by the SDK, then answered "unknown tool" with no argument check and no engine.
+        const unknown = preparedParams('tools/call', { name: UNKNOWN_TOOL, arguments: op.args(x.doc) });
+        return { ...x, line, text: line.toString('utf8'), utf8: encoder.encode(x.doc.xml), unknown };
+      };
+      const components: Array<[string, 'server' | 'both' | 'reference', Side<Input>]> = [
+        [SERVER_CALL, 'reference', async (x) => (await server.call(x.prepared)).ms],
+        [LOCAL_CALL, 'reference', (x) => timeLocal(() => op.local(x.doc))],
+        [UNKNOWN_CALL, 'reference', async (x) => (await server.call(x.unknown)).ms],
+        [ECHO_FLOOR, 'server', async (x) => (await echo.call(x.prepared)).ms],
+        ['request: UTF-8 bytes → string', 'server', (x) => timeLocal(() => x.line.toString('utf8'))],
+        ['request: JSON.parse of the line', 'server', (x) => timeLocal(() => JSON.parse(x.text))],
+        ...(op.tool === 'xml_query' || op.tool === 'xml_inspect'
+          ? [
+              [
+                'parse-cache key: SHA-256 of the document',
+                'server',
+                (x: Input) => timeLocal(() => createHash('sha256').update(x.utf8).digest('base64')),
+              ] as [string, 'server', Side<Input>],
+            ]
+          : []),
+        [
+          'worker hand-off round trip, document transferred as bytes',
+          'server',
+          (x) => worker.roundTrip(encoder.encode(x.doc.xml)),
+        ],
+        [
+          '(for comparison) worker hand-off, document cloned as string',
+          'reference',
+          (x) => worker.roundTrip(x.doc.xml),
+        ],
+        ['reply: JSON.stringify', 'server', () => timeLocal(() => JSON.stringify(reply))],
+        [
+          'UTF-8 encode of the document (TextEncoder)',
+          'both',
+          (x) => timeLocal(() => encoder.encode(x.doc.xml)),
+        ],
+        ['lone-surrogate check (isWellFormed)', 'both', (x) => timeLocal(() => x.doc.xml.isWellFormed())],
+        [
+          'libxml2 parse alone (parseDocument + dispose)',
+          'both',
+          (x) => timeLocal(() => parseDocument(x.utf8, 'query').dispose()),
+        ],
+      ];
+      const samples = await paired(
+        `breakdown ${op.name}`,
+        doc.label,
+        input,
+        components.map(([, , side]) => side),
+      );
+      results.push({
+        size: doc.label,
+        operation: op.name,
+        replyBytes,
+        components: components.map(([name, path], i) => ({
+          name,
+          path,
+          samples: samples[i] ?? [],
+          median: median(samples[i] ?? []),
+        })),
+      });
+    }
+  } finally {
+    await echo.close();
+    await worker.close();
+  }
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function machine(): Record<string, string | number> {
+  const cpus = os.cpus();
+  const version = (file: string) => {
+    try {
+      return (JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8')) as { version: string })
+        .version;
+    } catch {
+      return 'unknown';
+    }
+  };
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'package.json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    if (dirty.trim() !== '') commit += ' (with uncommitted changes in src/ or package.json)';
+  } catch {}
+  return {
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    cores: cpus.length,
+    memory: `${Math.round(os.totalmem() / 1024 ** 3)} GiB`,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    'load average at start (1 min)': os.loadavg()[0]?.toFixed(2) ?? 'unknown',
+    'libxml2-wasm': version('../node_modules/libxml2-wasm/package.json'),
+    '@modelcontextprotocol/server': version('../node_modules/@modelcontextprotocol/server/package.json'),
+    commit,
+  };
+}
+
+const pct = (value: number) => `${value >= 1 ? '+' : ''}${((value - 1) * 100).toFixed(0)}%`;
+
+function pairTable(rows: OperationRow[], serverName: string): string {
+  return table(
+    [
+      'size',
+      'operation',
+      'n',
+      `${serverName} median`,
+      `${serverName} p90`,
+      'in-process median',
+      'in-process p90',
+      'ratio',
+      'Δ median',
+      'note',
+    ],
+    rows.map((row) => [
+      row.size,
+      row.operation,
+      String(row.stats.n),
+      ms(row.stats.a.median),
+      ms(row.stats.a.p90),
+      ms(row.stats.b.median),
+      ms(row.stats.b.p90),
+      ratio(row.stats.ratio),
+      signedMs(row.stats.deltaMs),
+      [row.note, row.agrees ? '' : 'ANSWERS DIFFER'].filter(Boolean).join('; '),
+    ]),
+  );
+}
+
+interface Target {
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+function targets(
+  stdio: OperationRow[],
+  repeated: RepeatedResult,
+  lxml: Awaited<ReturnType<typeof versusLxml>>,
+): Target[] {
+  const list: Target[] = [];
+  for (const size of ['200 KB', '8 MiB']) {
+    const rows = stdio.filter((row) => row.size === size);
+    const met = rows.filter((row) => row.stats.ratio <= 1.1).length;
+    const worst = rows.reduce((a, b) => (b.stats.ratio > a.stats.ratio ? b : a));
+    const count = rows.find((row) => row.operation === COUNT.name);
+    list.push({
+      target: `stdio ≤ 1.10× in-process at ${size}`,
+      measured: `count ${ratio(count?.stats.ratio ?? Number.NaN)}; ${met}/${rows.length} operations within; worst ${worst.operation} ${ratio(worst.stats.ratio)}`,
+      met: met === rows.length,
+    });
+  }
+  const small = stdio.filter((row) => row.size === '1 KB');
+  const metSmall = small.filter((row) => row.stats.deltaMs <= 0.15).length;
+  const worstSmall = small.reduce((a, b) => (b.stats.deltaMs > a.stats.deltaMs ? b : a));
+  const countSmall = small.find((row) => row.operation === COUNT.name);
+  list.push({
+    target: 'stdio adds ≤ 0.15 ms at 1 KB',
+    measured: `count ${signedMs(countSmall?.stats.deltaMs ?? Number.NaN)} ms; ${metSmall}/${small.length} operations within; worst ${worstSmall.operation} ${signedMs(worstSmall.stats.deltaMs)} ms`,
+    met: metSmall === small.length,
+  });
+  if ('rows' in lxml) {
+    for (const row of lxml.rows) {
+      list.push({
+        target: `count(//record) ≤ 1.5× lxml at ${row.size}`,
+        measured: `${ratio(row.stats.ratio)} (${ms(row.stats.a.median)} vs ${ms(row.stats.b.median)} ms)`,
+        met: row.stats.ratio <= 1.5,
+      });
+    }
+  } else {
+    list.push({ target: 'count(//record) ≤ 1.5× lxml', measured: `skipped: ${lxml.skipped}`, met: false });
+  }
+  const first = median(repeated.calls[0] ?? []);
+  const later = median(repeated.calls.slice(1).flat());
+  list.push({
+    target: 'repeated 8 MiB query ≥ 3× faster than the first',
+    measured: `${ratio(first / later)} (first ${ms(first)} ms, repeats ${ms(later)} ms)`,
+    met: first / later >= 3,
+  });
+  return list;
+}
+
+function breakdownTable(cases: BreakdownCase[]): string {
+  const header = [
+    'component (median ms)',
+    ...cases.map((c) => `${c.operation.replace(' indent 2', '')} ${c.size}`),
+  ];
+  const all = cases.flatMap((c) => c.components);
+  const names = [...new Set(all.map((component) => component.name))];
+  const label = { server: ' (server only)', both: ' (both sides)', reference: '' };
+  const value = (c: BreakdownCase, name: string) =>
+    c.components.find((component) => component.name === name)?.median;
+  const rows = names.map((name) => [
+    `${name}${label[all.find((component) => component.name === name)?.path ?? 'reference']}`,
+    ...cases.map((c) => ms(value(c, name) ?? Number.NaN)),
+  ]);
+  const at = (c: BreakdownCase, name: string) => value(c, name) ?? Number.NaN;
+  const overhead = (c: BreakdownCase) => at(c, SERVER_CALL) - at(c, LOCAL_CALL);
+  const explained = (c: BreakdownCase) =>
+    c.components
+      .filter((component) => component.path === 'server')
+      .reduce((sum, component) => sum + component.median, 0);
+  rows.push(['**overhead = server − in-process**', ...cases.map((c) => `**${ms(overhead(c))}**`)]);
+  rows.push([
+    '… of which stdio, JSON and SDK dispatch (the unknown-tool call)',
+    ...cases.map((c) => ms(at(c, UNKNOWN_CALL))),
+  ]);
+  rows.push([
+    '… of which tool layer and worker hop (server − unknown-tool call − in-process)',
+    ...cases.map((c) => ms(at(c, SERVER_CALL) - at(c, UNKNOWN_CALL) - at(c, LOCAL_CALL))),
+  ]);
+  rows.push([
+    'sum of the server-only components above (timed in the harness)',
+    ...cases.map((c) => ms(explained(c))),
+  ]);
+  rows.push(['overhead not covered by that sum', ...cases.map((c) => signedMs(overhead(c) - explained(c)))]);
+  rows.push(['reply line size', ...cases.map((c) => bytes(c.replyBytes))]);
+  return table(header, rows);
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const info = machine();
+  log(`generating documents`);
+  const docs = SIZES.map((size) => generateDocument(size));
+  const [tiny, medium, twoMb, large] = docs as [BenchDocument, BenchDocument, BenchDocument, BenchDocument];
+
+  const spawned = performance.now();
+  const server = new StdioClient(process.execPath, [CLI]);
+  let stdio: OperationRow[];
+  let repeated: RepeatedResult;
+  let lxml: Awaited<ReturnType<typeof versusLxml>>;
+  let http: OperationRow[];
+  let parts: BreakdownCase[];
+  let cold: ColdStart;
+  try {
+    const init = await initializeStdio(server, PROTOCOL);
+    if (!('result' in init.reply))
+      throw new Error(`initialize failed: ${JSON.stringify(init.reply)} ${server.stderr}`);
+    const startMs = performance.now() - spawned;
+    cold = { startMs, samples: await warmUp((prepared) => server.call(prepared), tiny) };
+    log(`stdio server warmed up: first call ${ms(cold.samples[0] ?? Number.NaN)} ms`);
+    stdio = await stdioVersusInProcess(server, docs);
+    repeated = await repeatedQuery(server, large);
+    lxml = await versusLxml(server, [twoMb, large]);
+    http = await httpVersusInProcess(docs);
+    parts = await breakdown(server, [
+      [tiny, COUNT],
+      [medium, COUNT],
+      [large, COUNT],
+      [medium, FORMAT],
+      [large, FORMAT],
+    ]);
+  } finally {
+    await server.close();
+  }
+  const minutes = (performance.now() - started) / 60_000;
+  info['load average at end (1 min)'] = os.loadavg()[0]?.toFixed(2) ?? 'unknown';
+
+  const out: string[] = [];
+  out.push(`# oxml-mcp benchmark${QUICK ? ' (--quick: too few iterations to quote)' : ''}`);
+  out.push('');
+  out.push(
+    `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · ${info.cpu} · ${info.cores} cores · ${info.memory} · ${info.os} · Node ${info.node} · libxml2-wasm ${info['libxml2-wasm']} · @modelcontextprotocol/server ${info['@modelcontextprotocol/server']} · commit ${info.commit} · run took ${minutes.toFixed(1)} min · load average ${info['load average at start (1 min)']} at start, ${info['load average at end (1 min)']} at end`,
+  );
+  out.push('');
+  out.push(
+    `Documents: ${docs.map((d) => `${d.label} = ${d.bytes.toLocaleString('en')} bytes, ${d.records.toLocaleString('en')} records`).join('; ')}.`,
+  );
+  out.push(
+    `Iterations (after warm-up): ${Object.keys(PLAN)
+      .map((size) => `${size} ${plan(size).iterations}`)
+      .join(
+        ', ',
+      )}, each after ${WARMUP_CALLS.toLocaleString('en')} warm-up calls per server process. Every timed call sends a document the server has not seen (its parse cache cannot answer it) unless said otherwise. Times in ms, per call; ratio = server median / in-process median; Δ = the difference of the medians.`,
+  );
+  out.push('');
+  out.push('## stdio `tools/call` vs the same engine call in process (paired A B A B)');
+  out.push('');
+  out.push(pairTable(stdio, 'stdio'));
+  out.push('');
+  out.push(
+    `## A fresh stdio server: its first ${WARMUP_CALLS.toLocaleString('en')} calls (\`count(//record)\`, a new 1 KB document each)`,
+  );
+  out.push('');
+  out.push(
+    table(
+      ['calls', 'n', 'median', 'p90'],
+      [
+        ['spawn → `initialize` answered', '1', ms(cold.startMs), '–'],
+        ...COLD_BUCKETS.filter(([from]) => from <= cold.samples.length).map(([from, to]) => {
+          const slice = cold.samples.slice(from - 1, to);
+          const last = from + slice.length - 1;
+          const label = from === to ? `call ${from} (starts the engine worker)` : `calls ${from}–${last}`;
+          return [label, String(slice.length), ms(median(slice)), ms(p90(slice))];
+        }),
+      ],
+    ),
+  );
+  out.push('');
+  out.push('## Streamable HTTP (2025 session, one keep-alive connection) vs in process (paired)');
+  out.push('');
+  out.push(pairTable(http, 'HTTP'));
+  out.push('');
+  out.push(`## The same 8 MiB document queried ${REPEATS} times in a row (\`count(//record)\`, stdio)`);
+  out.push('');
+  const first = median(repeated.calls[0] ?? []);
+  out.push(
+    table(
+      ['call', 'n', 'median', 'p90', 'vs first call'],
+      [
+        ...repeated.calls.map((samples, k) => [
+          k === 0
+            ? '1st (new document)'
+            : `${k + 1}${k === 1 ? 'nd' : k === 2 ? 'rd' : 'th'} (same document)`,
+          String(samples.length),
+          ms(median(samples)),
+          ms(p90(samples)),
+          k === 0 ? '–' : `${ratio(median(samples) / first)} (${pct(median(samples) / first)})`,
+        ]),
+        [
+          'in-process query() on the same document',
+          String(repeated.local.length),
+          ms(median(repeated.local)),
+          ms(p90(repeated.local)),
+          ratio(median(repeated.local) / first),
+        ],
+      ],
+    ),
+  );
+  out.push('');
+  out.push('## Against native libxml2: a minimal stdio server on Python lxml (paired A B A B)');
+  out.push('');
+  if ('rows' in lxml) {
+    out.push(
+      `lxml ${lxml.versions.version} on libxml2 ${lxml.versions.libxml2}, Python ${lxml.versions.python} (bench/lxml_server.py).`,
+    );
+    out.push('');
+    out.push(
+      table(
+        ['size', 'query', 'n', 'oxml stdio median', 'p90', 'lxml stdio median', 'p90', 'ratio', 'Δ median'],
+        lxml.rows.map((row) => [
+          row.size,
+          COUNT.name,
+          String(row.stats.n),
+          ms(row.stats.a.median),
+          ms(row.stats.a.p90),
+          ms(row.stats.b.median),
+          ms(row.stats.b.p90),
+          ratio(row.stats.ratio),
+          signedMs(row.stats.deltaMs),
+        ]),
+      ),
+    );
+  } else {
+    out.push(`Skipped: ${lxml.skipped}.`);
+  }
+  out.push('');
+  out.push('## Where the time goes (components timed round-robin in one loop with the real call)');
+  out.push('');
+  out.push(breakdownTable(parts));
+  out.push('');
+  out.push('## Issue 5 targets, as measured in this run');
+  out.push('');
+  const checked = targets(stdio, repeated, lxml);
+  out.push(
+    table(
+      ['target', 'measured', 'met'],
+      checked.map((t) => [t.target, t.measured, t.met ? 'yes' : 'no']),
+    ),
+  );
+  const report = out.join('\n');
+  process.stdout.write(`${report}\n`);
+
+  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  const file = `${dir}bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      {
+        machine: info,
+        quick: QUICK,
+        minutes,
+        plan: Object.fromEntries(Object.keys(PLAN).map((size) => [size, plan(size)])),
+        documents: docs.map((d) => ({ label: d.label, bytes: d.bytes, records: d.records })),
+        cold,
+        stdio,
+        http,
+        repeated,
+        lxml,
+        breakdown: parts,
+        targets: checked,
+      },
+      null,
+      1,
+    )}\n`,
+  );
+  log(`raw samples written to ${file}`);
+}
+
+await main();
