@@ -49,7 +49,7 @@ const PROTOCOL = '2025-11-25';
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
 
-/** Warm-up and measured iterations per document size (~6 minutes in all on an idle 2-core machine). */
+/** Warm-up and measured iterations per document size (about 7 minutes in all on 2 cores). */
 const PLAN: Record<string, { warmup: number; iterations: number }> = {
   '1 KB': { warmup: 100, iterations: 500 },
   '200 KB': { warmup: 10, iterations: 100 },
@@ -61,9 +61,9 @@ function plan(label: string): { warmup: number; iterations: number } {
   return QUICK ? { warmup: 1, iterations: Math.max(3, Math.floor(full.iterations / 10)) } : full;
 }
 /**
- * A fresh server needs thousands of calls before its JIT-compiled paths settle (1 KB calls fall
- * from ~1 ms to ~0.25 ms over the first ~3,000), so every server process is warmed up before it
- * is measured; the first calls of a fresh server are reported on their own.
+ * A fresh server needs thousands of calls before its compiled paths settle (1 KB calls take
+ * 1–1.7 ms over the first thousand, 0.3–0.9 ms after), so every server process is warmed up
+ * before it is measured; the first calls of a fresh server are reported on their own.
  */
 const WARMUP_CALLS = QUICK ? 300 : 5_000;
 const COLD_BUCKETS: Array<[number, number]> = [
