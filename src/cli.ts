@@ -102,6 +102,7 @@ function settingsFromArgv(): Settings {
 async function main(): Promise<void> {
   const settings = settingsFromArgv();
   const engine = new EnginePool({ timeoutMs: settings.timeoutMs });
+  engine.warm();
   const onError = (error: Error) => log(error.message);
   let stop: () => Promise<void> = async () => {};
   const shutdown = async () => {

@@ -109,6 +109,14 @@ export class EnginePool {
     if (this.#queue.remove(job.client, job)) job.reject(error);
   }
 
+  /**
+   * Starts one worker ahead of the first call, which would otherwise pay its start-up
+   * (~200 ms: loading and instantiating libxml2). An idle worker does not keep the process alive.
+   */
+  warm(): void {
+    if (!this.#closed && this.#slots.length === 0) this.#spawn();
+  }
+
   /** Frees what the workers keep for a client whose session ended (its parsed documents). */
   forget(client: string): void {
     this.#home.delete(client);

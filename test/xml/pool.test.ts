@@ -31,6 +31,13 @@ describe('EnginePool', () => {
     });
   });
 
+  it('can start a worker before the first call, and then serves on it', async () => {
+    pool = new EnginePool({ size: 1 });
+    pool.warm();
+    pool.warm();
+    await expect(pool.run('inspect', { xml: bytes('<r/>') })).resolves.toMatchObject({ root: 'r' });
+  });
+
   it('passes engine errors through with their code', async () => {
     pool = new EnginePool({ size: 1 });
     const error = await rejectionOf(pool.run('check', { xml: bytes('<r>') }));
