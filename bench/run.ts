@@ -211,6 +211,19 @@ interface PairStats {
   pairedDeltaMs: number;
 }
 
+/** The table cells every paired comparison shows: n, both sides' median and p90, ratio, Δ. */
+function pairedCells(stats: PairStats): string[] {
+  return [
+    String(stats.n),
+    ms(stats.a.median),
+    ms(stats.a.p90),
+    ms(stats.b.median),
+    ms(stats.b.p90),
+    ratio(stats.ratio),
+    signedMs(stats.deltaMs),
+  ];
+}
+
 function pairStats(a: number[], b: number[]): PairStats {
   return {
     n: a.length,
@@ -633,13 +646,7 @@ function pairTable(rows: OperationRow[], serverName: string): string {
     rows.map((row) => [
       row.size,
       row.operation,
-      String(row.stats.n),
-      ms(row.stats.a.median),
-      ms(row.stats.a.p90),
-      ms(row.stats.b.median),
-      ms(row.stats.b.p90),
-      ratio(row.stats.ratio),
-      signedMs(row.stats.deltaMs),
+      ...pairedCells(row.stats),
       [row.note, row.agrees ? '' : 'ANSWERS DIFFER'].filter(Boolean).join('; '),
     ]),
   );
@@ -857,17 +864,7 @@ async function main(): Promise<void> {
     out.push(
       table(
         ['size', 'query', 'n', 'oxml stdio median', 'p90', 'lxml stdio median', 'p90', 'ratio', 'Δ median'],
-        lxml.rows.map((row) => [
-          row.size,
-          COUNT.name,
-          String(row.stats.n),
-          ms(row.stats.a.median),
-          ms(row.stats.a.p90),
-          ms(row.stats.b.median),
-          ms(row.stats.b.p90),
-          ratio(row.stats.ratio),
-          signedMs(row.stats.deltaMs),
-        ]),
+        lxml.rows.map((row) => [row.size, COUNT.name, ...pairedCells(row.stats)]),
       ),
     );
   } else {
