@@ -2,6 +2,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { EngineError } from '../xml/errors.js';
 import type { EnginePool, RunOptions } from '../xml/pool.js';
+import { type DocumentArgument, LiftedDocument } from './lifted-document.js';
 
 /** What every tool is given to do its work. */
 export interface ToolContext {
@@ -12,6 +13,11 @@ export interface ToolContext {
   cacheAs: string | undefined;
 }
 
+/** A document argument may arrive as bytes the transport lifted from the request line. */
+export type ToolArguments<Args> = {
+  [K in keyof Args]: K extends DocumentArgument ? Args[K] | LiftedDocument : Args[K];
+};
+
 /** One of the five tools: its listing, its arguments, and how it answers. */
 export interface ToolDefinition<Args = unknown> {
   name: string;
@@ -19,7 +25,7 @@ export interface ToolDefinition<Args = unknown> {
   description: string;
   input: z.ZodType<Args>;
   output: z.ZodType;
-  run(args: Args, context: ToolContext): Promise<CallToolResult>;
+  run(args: ToolArguments<Args>, context: ToolContext): Promise<CallToolResult>;
 }
 
 /** SPEC §1.3: every tool only reads, and the same call always gives the same answer. */
@@ -59,12 +65,18 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
 /**
  * Validates arguments into a sentence that names the field at fault, or returns the parsed
  * arguments. Strings must be well-formed Unicode: a lone surrogate cannot be encoded to UTF-8.
+ * A lifted document stands where its string would; the transport already checked its bytes.
  */
 export function parseArguments<Args>(
   tool: ToolDefinition<Args>,
   raw: unknown,
-): { ok: true; args: Args } | { ok: false; message: string } {
-  const result = tool.input.safeParse(raw ?? {});
+): { ok: true; args: ToolArguments<Args> } | { ok: false; message: string } {
+  const lifted = liftedDocuments(raw);
+  const result = tool.input.safeParse(
+    lifted.length === 0
+      ? (raw ?? {})
+      : { ...(raw as object), ...Object.fromEntries(lifted.map(([key]) => [key, ''])) },
+  );
   if (!result.success) {
     const issue = result.error.issues[0];
     const field = issue?.path.map(String).join('.') || 'arguments';
@@ -84,7 +96,16 @@ export function parseArguments<Args>(
       };
     }
   }
-  return { ok: true, args: result.data };
+  const args = result.data as Record<string, unknown>;
+  for (const [key, document] of lifted) if (typeof args[key] === 'string') args[key] = document;
+  return { ok: true, args: args as ToolArguments<Args> };
+}
+
+function liftedDocuments(raw: unknown): [string, LiftedDocument][] {
+  if (typeof raw !== 'object' || raw === null) return [];
+  return Object.entries(raw).filter(
+    (entry): entry is [string, LiftedDocument] => entry[1] instanceof LiftedDocument,
+  );
 }
 
 function firstLoneSurrogate(value: unknown): number | undefined {
@@ -126,10 +147,11 @@ export async function answering(work: () => Promise<CallToolResult>): Promise<Ca
 }
 
 /**
- * UTF-8 bytes of an argument, to be transferred to a worker. `Buffer.from` is ~3× faster than
- * TextEncoder on Node 20 for multi-megabyte strings, and gives large strings a buffer of their own
- * (small ones share a pool and are copied instead of transferred).
+ * UTF-8 bytes of a document argument, to be transferred to a worker. `Buffer.from` is ~3×
+ * faster than TextEncoder on Node 20 for multi-megabyte strings, and gives large strings a buffer
+ * of their own (small ones share a pool and are copied instead of transferred).
  */
-export const encode = (text: string): Uint8Array => Buffer.from(text, 'utf8');
+export const encode = (text: string | LiftedDocument): Uint8Array =>
+  text instanceof LiftedDocument ? text.bytes : Buffer.from(text, 'utf8');
 
 export const xmlArgument = z.string().describe('The XML document itself, as text (not a path or URL).');

@@ -36,6 +36,11 @@ export function classifyLine(line: string): LineVerdict {
       ),
     };
   }
+  return classifyValue(value);
+}
+
+/** The same classification for a line already parsed. */
+export function classifyValue(value: unknown): LineVerdict {
   const id = readableId(value);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return {

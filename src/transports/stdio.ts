@@ -1,9 +1,15 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { DEFAULT_CALL_TIMEOUT_MS, MAX_MESSAGE_BYTES } from '../xml/limits.js';
-import { classifyLine, errorReply, INVALID_REQUEST, type RequestId } from './jsonrpc-lines.js';
+import { classifyLine, classifyValue, errorReply, INVALID_REQUEST, type RequestId } from './jsonrpc-lines.js';
+import { parseLineLiftingDocuments } from './lift-documents.js';
 
 const NEWLINE = 0x0a;
+/**
+ * Lines from this size up have their documents lifted out as bytes (see lift-documents.ts).
+ * Below it decoding the whole line is as fast, and a small line takes the one ordinary path.
+ */
+const LIFT_DOCUMENTS_FROM_BYTES = 16 * 1024;
 /** How long replies still owed at end of input may take; every engine call has a shorter deadline. */
 const END_OF_INPUT_GRACE_MS = DEFAULT_CALL_TIMEOUT_MS * 3;
 
@@ -12,7 +18,8 @@ const END_OF_INPUT_GRACE_MS = DEFAULT_CALL_TIMEOUT_MS * 3;
  * §3 asks more of it: a bad line gets a JSON-RPC error reply instead of silence, an oversized
  * line is skipped with an error reply instead of closing the session, the line limit fits an
  * 8 MiB document at its worst JSON escaping, and at end of input the replies still owed are
- * written before the transport closes (the SDK aborts them).
+ * written before the transport closes (the SDK aborts them). A large `tools/call` line has its
+ * documents taken out as UTF-8 bytes instead of being decoded whole (docs/adr/0007).
  */
 export class LineStdioTransport implements Transport {
   onclose?: () => void;
@@ -25,6 +32,7 @@ export class LineStdioTransport implements Transport {
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #maxLineBytes: number;
+  readonly #liftFrom: number;
   readonly #pending = new Set<RequestId>();
   #chunks: Buffer[] = [];
   #buffered = 0;
@@ -34,10 +42,15 @@ export class LineStdioTransport implements Transport {
   #isClosed = false;
   #resolveClosed: () => void = () => {};
 
-  constructor(input: Readable, output: Writable, options: { maxLineBytes?: number } = {}) {
+  constructor(
+    input: Readable,
+    output: Writable,
+    options: { maxLineBytes?: number; liftDocumentsFromBytes?: number } = {},
+  ) {
     this.#input = input;
     this.#output = output;
     this.#maxLineBytes = options.maxLineBytes ?? MAX_MESSAGE_BYTES;
+    this.#liftFrom = options.liftDocumentsFromBytes ?? LIFT_DOCUMENTS_FROM_BYTES;
     this.closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
     });
@@ -124,9 +137,14 @@ export class LineStdioTransport implements Transport {
       this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks, this.#buffered);
     this.#chunks = [];
     this.#buffered = 0;
-    const line = bytes.toString('utf8').trim();
-    if (line === '') return;
-    const verdict = classifyLine(line);
+    const lifted = bytes.length >= this.#liftFrom ? parseLineLiftingDocuments(bytes) : undefined;
+    let verdict: ReturnType<typeof classifyLine>;
+    if (lifted) verdict = classifyValue(lifted);
+    else {
+      const line = bytes.toString('utf8').trim();
+      if (line === '') return;
+      verdict = classifyLine(line);
+    }
     if ('reply' in verdict) {
       this.#reply(verdict.reply);
       return;

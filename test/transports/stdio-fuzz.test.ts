@@ -109,6 +109,8 @@ function jsonRpcProblem(line: string): string | undefined {
   return undefined;
 }
 
+let sessionsStarted = 0;
+
 /** One production-wired stdio session over in-memory pipes. */
 class Session {
   readonly input = new PassThrough();
@@ -126,7 +128,13 @@ class Session {
   readonly #listeners = new Set<() => void>();
 
   constructor(options: { maxLineBytes?: number } = {}) {
-    const transport = new LineStdioTransport(this.input, this.output, options);
+    // Every other session lifts documents out of every tools/call line, however short, so both
+    // ways of reading a line meet the same hostile input.
+    const liftDocumentsFromBytes = sessionsStarted++ % 2 === 0 ? 0 : undefined;
+    const transport = new LineStdioTransport(this.input, this.output, {
+      ...options,
+      ...(liftDocumentsFromBytes === undefined ? {} : { liftDocumentsFromBytes }),
+    });
     this.#handle = serveStdio(() => createServer(engine), {
       transport,
       onerror: (error) => {

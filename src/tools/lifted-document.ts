@@ -1,0 +1,16 @@
+/** The arguments that carry whole documents (every tool's `xml`, xml_validate's `xsd`). */
+export const DOCUMENT_ARGUMENTS: ReadonlySet<string> = new Set(['xml', 'xsd']);
+export type DocumentArgument = 'xml' | 'xsd';
+
+/**
+ * A document argument that reached the server as UTF-8 bytes taken straight from the request
+ * line (src/transports/lift-documents.ts) instead of as a string. The tools hand the bytes to
+ * the engine as they are; in every other way the argument is what its string would have been.
+ */
+export class LiftedDocument {
+  readonly bytes: Uint8Array;
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
+  }
+}
