@@ -44,7 +44,9 @@ describe('the MCP server through an in-memory client', () => {
         openWorldHint: false,
       });
       expect(tool.inputSchema.required).toContain('xml');
-      expect(tool.outputSchema).toBeDefined();
+      // xml_format answers with the document itself, once, as text.
+      if (tool.name === 'xml_format') expect(tool.outputSchema).toBeUndefined();
+      else expect(tool.outputSchema).toBeDefined();
       expect(JSON.stringify(tool)).not.toContain('$schema');
     }
   });

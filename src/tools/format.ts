@@ -15,7 +15,8 @@ export const xmlFormat = defineTool({
       .default('self-closing')
       .describe('Empty elements as <a/>, <a /> or <a></a>.'),
   }),
-  output: z.object({ xml: z.string() }),
+  // No structuredContent: the text is the document itself, and a structured copy would double
+  // a reply that reaches 18 MiB for an indented 8 MiB document (docs/tool-design.md).
   async run({ xml, indent, empty_elements }, { engine, call }) {
     return answering(async () => {
       const result = await engine.run(
@@ -23,7 +24,7 @@ export const xmlFormat = defineTool({
         { xml: encode(xml), indent, emptyElements: empty_elements },
         call,
       );
-      return toolResult(result.xml, result);
+      return toolResult(result.xml);
     });
   },
 });

@@ -24,7 +24,8 @@ export interface ToolDefinition<Args = unknown> {
   title: string;
   description: string;
   input: z.ZodType<Args>;
-  output: z.ZodType;
+  /** The shape of `structuredContent`; none for a tool whose text is the whole answer. */
+  output?: z.ZodType;
   run(args: ToolArguments<Args>, context: ToolContext): Promise<CallToolResult>;
 }
 
@@ -47,7 +48,7 @@ export function listing(tool: ToolDefinition): Tool {
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchema(tool.input, 'input') as Tool['inputSchema'],
-    outputSchema: jsonSchema(tool.output, 'output') as Tool['outputSchema'],
+    ...(tool.output ? { outputSchema: jsonSchema(tool.output, 'output') as Tool['outputSchema'] } : {}),
     annotations: { title: tool.title, ...ANNOTATIONS },
   };
 }
@@ -132,8 +133,8 @@ export function toolError(message: string, structuredContent?: Record<string, un
   };
 }
 
-export function toolResult(text: string, structuredContent: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text }], structuredContent };
+export function toolResult(text: string, structuredContent?: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text }], ...(structuredContent ? { structuredContent } : {}) };
 }
 
 /** Engine failures become `isError` results; anything else is a bug and propagates. */
