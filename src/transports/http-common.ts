@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { isJsonContentType, localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { MAX_MESSAGE_BYTES } from '../xml/limits.js';
+import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';
 
 /**
  * The one bound on an HTTP request body, for every place that reads one (ours and the SDK's,
@@ -43,7 +44,8 @@ export type BodyResult = { ok: true; body: unknown } | { ok: false };
 
 /**
  * Reads and parses a POST body under the size bound, answering 415, 413 or 400 itself when the
- * body cannot be served. Parsing here (once) lets every SDK transport be handed `parsedBody`.
+ * body cannot be served. Parsing here (once) lets every SDK transport be handed `parsedBody`; a
+ * large `tools/call` has its documents lifted out as bytes, as on stdio (lift-documents.ts).
  */
 export async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<BodyResult> {
   if (!isJsonContentType(req.headers['content-type'] ?? '')) {
@@ -64,8 +66,11 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
     }
     chunks.push(chunk);
   }
+  const bytes = Buffer.concat(chunks, size);
+  const lifted = size >= LIFT_DOCUMENTS_FROM_BYTES ? parseLineLiftingDocuments(bytes) : undefined;
+  if (lifted) return { ok: true, body: lifted };
   try {
-    return { ok: true, body: JSON.parse(Buffer.concat(chunks, size).toString('utf8')) };
+    return { ok: true, body: JSON.parse(bytes.toString('utf8')) };
   } catch (error) {
     replyError(res, 400, -32700, `Parse error: the body is not valid JSON (${(error as Error).message}).`);
     return { ok: false };

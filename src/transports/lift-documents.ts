@@ -26,6 +26,12 @@ for (const [letter, byte] of [
   SHORT_ESCAPES[letter.charCodeAt(0)] = byte;
 }
 
+/**
+ * Messages from this size up have their documents lifted out as bytes. Below it decoding the
+ * whole message is as fast, and a small message takes the one ordinary path.
+ */
+export const LIFT_DOCUMENTS_FROM_BYTES = 16 * 1024;
+
 /** Why a line is left to the ordinary path; never an error of its own. */
 class NotLiftable extends Error {}
 

@@ -2,14 +2,10 @@ import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { DEFAULT_CALL_TIMEOUT_MS, MAX_MESSAGE_BYTES } from '../xml/limits.js';
 import { classifyLine, classifyValue, errorReply, INVALID_REQUEST, type RequestId } from './jsonrpc-lines.js';
-import { parseLineLiftingDocuments } from './lift-documents.js';
+import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';
 
 const NEWLINE = 0x0a;
-/**
- * Lines from this size up have their documents lifted out as bytes (see lift-documents.ts).
- * Below it decoding the whole line is as fast, and a small line takes the one ordinary path.
- */
-const LIFT_DOCUMENTS_FROM_BYTES = 16 * 1024;
+
 /** How long replies still owed at end of input may take; every engine call has a shorter deadline. */
 const END_OF_INPUT_GRACE_MS = DEFAULT_CALL_TIMEOUT_MS * 3;
 

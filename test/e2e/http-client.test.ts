@@ -1,6 +1,7 @@
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from './http-server.js';
+import { expectLargeDocumentsReadExactly } from './large-documents.js';
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
 const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?.text;
@@ -78,6 +79,19 @@ describe('the built binary over Streamable HTTP', () => {
     await client.close();
   });
 
+  it.each([
+    ['2025-11-25 session', {}],
+    ['2026-07-28 stateless', { versionNegotiation: { mode: { pin: '2026-07-28' } } }],
+  ] as const)('reads large documents exactly and refuses the same ones (%s)', async (_era, options) => {
+    const client = new Client(
+      { name: 'e2e-http-large', version: '1' },
+      options as ConstructorParameters<typeof Client>[1],
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    await expectLargeDocumentsReadExactly(client);
+    await client.close();
+  });
+
   it('keeps two concurrent sessions apart', async () => {
     const clients = [new Client({ name: 'a', version: '1' }), new Client({ name: 'b', version: '1' })];
     const transports = clients.map(() => new StreamableHTTPClientTransport(new URL(server.url)));
@@ -132,6 +146,13 @@ describe('the built binary over legacy HTTP+SSE', () => {
       arguments: { xml: bigDocument, xpath: 'count(//record)' },
     });
     expect(text(result)).toBe(String(bigCount));
+    await client.close();
+  });
+
+  it('reads large documents exactly and refuses the same ones', async () => {
+    const client = new Client({ name: 'e2e-sse-large', version: '1' });
+    await client.connect(new SSEClientTransport(new URL(server.url)));
+    await expectLargeDocumentsReadExactly(client);
     await client.close();
   });
 });
