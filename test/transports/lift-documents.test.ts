@@ -19,12 +19,12 @@ const line = (text: string) => Buffer.from(text, 'utf8');
 const lift = (message: unknown) => parseLineLiftingDocuments(line(JSON.stringify(message)));
 
 /** What the ordinary path reads, with the lifted documents turned back into their strings. */
-function unlifted(message: Record<string, unknown> | undefined): unknown {
-  return JSON.parse(
-    JSON.stringify(message, (_key, value) =>
-      value instanceof LiftedDocument ? Buffer.from(value.bytes).toString('utf8') : value,
-    ),
-  );
+function unlifted(value: unknown): unknown {
+  if (value instanceof LiftedDocument) return Buffer.from(value.bytes).toString('utf8');
+  if (Array.isArray(value)) return value.map(unlifted);
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, unlifted(inner)]));
+  return value;
 }
 
 function liftedBytes(message: Record<string, unknown> | undefined, argument: string): Buffer {
