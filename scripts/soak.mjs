@@ -8,7 +8,8 @@
  *
  * Other flags: --pin 2026-07-28 (per-request revision instead of the 2025-11-25 session, so no
  * per-session parse cache), --tools xml_query,xml_format (only those tools), --sample-every N
- * (a GC'd RSS checkpoint every N calls), --gc 0, --max-growth, --baseline, --bin. MALLOC_*
+ * (a GC'd RSS checkpoint every N calls), --smaps 1 (where the resident memory is, at each
+ * checkpoint), --gc 0, --max-growth, --baseline, --bin. MALLOC_*
  * variables (e.g. MALLOC_ARENA_MAX=1) are passed to the server to tell allocator fragmentation
  * from a leak. A deterministic call on every 500th checks that an output-budget cut never
  * splits a surrogate pair.
@@ -612,9 +613,8 @@ function planFormat(r, doc) {
       if (result.isError) return `unexpected isError: ${clip(textOf(result))}`;
       if (textOf(result) !== want)
         return `formatted text differs at ${firstDifference(textOf(result), want)}`;
-      return result.structuredContent?.xml === want
-        ? undefined
-        : 'structuredContent.xml differs from the text';
+      // The document is the answer, sent once as text (docs/tool-design.md).
+      return result.structuredContent === undefined ? undefined : 'unexpected structuredContent';
     },
   };
 }
@@ -824,6 +824,49 @@ export function processMemory(pid) {
   return { rssKb: field('VmRSS'), hwmKb: field('VmHWM'), threads: field('Threads') };
 }
 
+/**
+ * Where the server's resident memory is, from /proc/PID/smaps (diagnostic, --smaps 1): the main
+ * malloc heap, glibc thread arenas (64 MiB-aligned anonymous regions), WebAssembly memories
+ * (accessible pages followed by a guard reservation of 1 GiB or more), other anonymous memory (V8 heaps, code, stacks)
+ * and file mappings. In MiB.
+ */
+export function memoryMap(pid) {
+  const regions = [];
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const start = BigInt(`0x${head[1]}`);
+      regions.push({ start, end: BigInt(`0x${head[2]}`), perms: head[3], name: head[4], kb: 0 });
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && regions.length > 0) regions[regions.length - 1].kb += Number(rss[1]);
+  }
+  const sums = { brk: 0, arenas: 0, wasm: 0, anon: 0, files: 0 };
+  for (const [i, r] of regions.entries()) {
+    const next = regions[i + 1];
+    // A WebAssembly memory is its accessible pages followed by a guard reservation of GiBs.
+    const guarded =
+      next && next.start === r.end && next.perms === '---p' && next.end - next.start >= 1n << 30n;
+    const kind =
+      r.name === '[heap]'
+        ? 'brk'
+        : r.name.startsWith('/')
+          ? 'files'
+          : r.name !== ''
+            ? 'anon'
+            : guarded
+              ? 'wasm'
+              : r.start % (64n << 20n) === 0n && r.end - r.start <= 64n << 20n
+                ? 'arenas'
+                : 'anon';
+    sums[kind] += r.kb;
+  }
+  return Object.entries(sums)
+    .map(([name, kb]) => `${name} ${(kb / 1024).toFixed(0)}`)
+    .join(', ');
+}
+
 export const mb = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -844,7 +887,7 @@ export function within(promise, ms, what) {
 
 const USAGE = `usage: node scripts/soak.mjs [--calls 10000] [--concurrency 4] [--seed 1] [--baseline 1000]
                               [--max-growth 0.10] [--settle-ms 1000] [--sample-every 1000]
-                              [--max-seconds 1800]
+                              [--max-seconds 1800] [--smaps 0|1]
                               [--call-timeout-ms 60000] [--gc 1] [--tools all|xml_query,...]
                               [--pin none|2026-07-28]
                               [--bin dist/cli.js]
@@ -861,6 +904,7 @@ async function main() {
       'max-growth': 0.1,
       'settle-ms': 1_000,
       'sample-every': 1_000,
+      smaps: 0,
       'max-seconds': 1_800,
       'call-timeout-ms': 60_000,
       gc: 1,
@@ -985,6 +1029,7 @@ async function main() {
     await sleep(flags['settle-ms']);
     const sample = { calls: stats.done, ...processMemory(pid), rawKb: raw.rssKb, heaps };
     const heapText = heaps.map(threadMemory).join(', ');
+    if (flags.smaps) log(`${stats.done} calls, resident MiB by region: ${memoryMap(pid)}`);
     log(
       `${stats.done} calls, ${(stats.done / (callSeconds + (performance.now() - phaseStart) / 1000 || 1)).toFixed(0)} calls/s, RSS ${mb(raw.rssKb)} raw, ${mb(sample.rssKb)} ${gc}${heapText ? ` (MiB heap/external/arrayBuffers: ${heapText})` : ''}; wrong ${stats.wrong.length}, lost ${stats.lost.length}`,
     );
@@ -1079,9 +1124,18 @@ async function collectGarbage(url) {
   let nextId = 1;
   const pending = new Map();
   const workers = [];
+  const detached = new Set();
   ws.addEventListener('message', (event) => {
     const message = JSON.parse(String(event.data));
     if (message.method === 'NodeWorker.attachedToWorker') workers.push(message.params.sessionId);
+    // A worker the pool recycles may exit mid-collection: its pending replies will never come.
+    if (message.method === 'NodeWorker.detachedFromWorker') {
+      const { sessionId } = message.params;
+      detached.add(sessionId);
+      for (const [key, settle] of pending) {
+        if (key.startsWith(`${sessionId}:`)) settle({ error: { message: 'worker exited' } });
+      }
+    }
     if (message.method === 'NodeWorker.receivedMessageFromWorker') {
       const inner = JSON.parse(message.params.message);
       pending.get(`${message.params.sessionId}:${inner.id}`)?.(inner);
@@ -1115,18 +1169,25 @@ async function collectGarbage(url) {
     const heaps = [];
     for (const [index, sessionId] of workers.entries()) {
       const inWorker = async (id, method, params = {}) => {
+        if (detached.has(sessionId)) throw new Error('worker exited');
         const answer = reply(`${sessionId}:${id}`);
+        answer.catch(() => {}); // settled by a detach even if the send below fails first
         await call('NodeWorker.sendMessageToWorker', {
           sessionId,
           message: JSON.stringify({ id, method, params }),
         });
         return answer;
       };
-      await inWorker(1, 'HeapProfiler.collectGarbage');
-      heaps.push({
-        thread: `worker${index + 1}`,
-        ...usageOf(await inWorker(2, 'Runtime.evaluate', USAGE_EXPRESSION)),
-      });
+      try {
+        await inWorker(1, 'HeapProfiler.collectGarbage');
+        heaps.push({
+          thread: `worker${index + 1}`,
+          ...usageOf(await inWorker(2, 'Runtime.evaluate', USAGE_EXPRESSION)),
+        });
+      } catch (error) {
+        // Only a worker that exited (recycled by the pool) may be skipped; its memory is gone.
+        if (!detached.has(sessionId)) throw error;
+      }
     }
     await call('HeapProfiler.collectGarbage');
     heaps.unshift({ thread: 'main', ...usageOf(await call('Runtime.evaluate', USAGE_EXPRESSION)) });

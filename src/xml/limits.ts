@@ -46,6 +46,13 @@ export const MAX_CACHED_DOCUMENT_BYTES = 12 * 1024 * 1024;
 /** Past this size of its (never shrinking) WebAssembly heap, a worker is replaced after its call. */
 export const MAX_WORKER_HEAP_BYTES = 512 * 1024 * 1024;
 
+/**
+ * Calls a worker serves before the pool replaces it with a fresh one, started and warmed first
+ * (the max-requests pattern): its WebAssembly heap, which never shrinks and fragments, and its
+ * V8 isolate are unmapped when it exits. The first workers' budgets are staggered.
+ */
+export const MAX_WORKER_CALLS = 500;
+
 /** Wall-clock budget of one engine call; past it the worker is terminated and replaced. */
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
 

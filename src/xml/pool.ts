@@ -2,9 +2,14 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { EngineError } from './errors.js';
 import { FairQueue } from './fair-queue.js';
-import { DEFAULT_CALL_TIMEOUT_MS, MAX_QUEUED_CALLS, MAX_WORKER_HEAP_BYTES } from './limits.js';
+import {
+  DEFAULT_CALL_TIMEOUT_MS,
+  MAX_QUEUED_CALLS,
+  MAX_WORKER_CALLS,
+  MAX_WORKER_HEAP_BYTES,
+} from './limits.js';
 import type { OperationName, Operations } from './operations.js';
-import type { WorkerForget, WorkerReply, WorkerRequest } from './worker.js';
+import type { WorkerForget, WorkerReady, WorkerReply, WorkerRequest } from './worker.js';
 
 export interface PoolOptions {
   /** Workers running engine calls at once; defaults to the number of cores. */
@@ -15,6 +20,8 @@ export interface PoolOptions {
   maxQueued?: number;
   /** WebAssembly heap size past which a worker is replaced after its call. */
   maxHeapBytes?: number;
+  /** Calls a worker serves before a fresh, warmed worker takes its place. */
+  maxCalls?: number;
 }
 
 export interface RunOptions {
@@ -39,6 +46,13 @@ interface Slot {
   job: Job | null;
   timer: NodeJS.Timeout | null;
   onAbort: (() => void) | null;
+  /** libxml2 has loaded in the worker: a call sent to it now pays no start-up. */
+  ready: boolean;
+  /** Calls served, and how many it may serve before it is recycled. */
+  served: number;
+  budget: number;
+  /** The fresh worker warming up to take this one's place (recycling by age). */
+  successor: Slot | null;
 }
 
 /**
@@ -46,15 +60,28 @@ interface Slot {
  * hostile expressions can overflow or hang, so every call runs on a worker thread with a
  * deadline; a worker that times out, traps or is cancelled is terminated and replaced, and
  * the server keeps serving.
+ *
+ * A worker's WebAssembly heap never shrinks, so workers do not live for ever: one whose heap
+ * passed `maxHeapBytes` is let go after its call, and one that has served `maxCalls` calls is
+ * recycled: a fresh worker is started and loads libxml2 while the old one keeps serving, then
+ * takes its place (and its clients) once the old one is idle. One recycle runs at a time and
+ * the first workers' budgets are staggered, so workers are never all replaced at once.
  */
 export class EnginePool {
   readonly #size: number;
   readonly #timeoutMs: number;
   readonly #maxQueued: number;
   readonly #maxHeapBytes: number;
+  readonly #maxCalls: number;
   #retired = 0;
+  #recycled = 0;
+  #spawned = 0;
+  #coldCalls = 0;
   readonly #slots: Slot[] = [];
+  /** The slot whose successor is warming up; at most one at a time. */
+  #recycling: Slot | null = null;
   readonly #queue = new FairQueue<Job>();
+  /** Soft affinity: the worker that last served a client whose documents are cached. */
   readonly #home = new Map<string, Slot>();
   #nextId = 1;
   #closed = false;
@@ -64,6 +91,7 @@ export class EnginePool {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.#maxQueued = options.maxQueued ?? MAX_QUEUED_CALLS;
     this.#maxHeapBytes = options.maxHeapBytes ?? MAX_WORKER_HEAP_BYTES;
+    this.#maxCalls = Math.max(1, options.maxCalls ?? MAX_WORKER_CALLS);
   }
 
   run<K extends OperationName>(
@@ -97,12 +125,16 @@ export class EnginePool {
   async close(): Promise<void> {
     this.#closed = true;
     for (const job of this.#queue.drain()) job.reject(new Error('The engine pool is closed.'));
-    await Promise.all(
-      this.#slots.splice(0).map((slot) => {
+    const successor = this.#recycling?.successor;
+    this.#recycling = null;
+    this.#home.clear();
+    await Promise.all([
+      ...this.#slots.splice(0).map((slot) => {
         if (slot.job) this.#finish(slot, () => slot.job?.reject(new Error('The engine pool is closed.')));
         return slot.worker.terminate();
       }),
-    );
+      ...(successor ? [successor.worker.terminate()] : []),
+    ]);
   }
 
   #dequeue(job: Job, error: Error): void {
@@ -134,23 +166,48 @@ export class EnginePool {
         (home && home.job === null && this.#slots.includes(home) ? home : undefined) ??
         this.#slots.find((candidate) => candidate.job === null) ??
         this.#spawn();
-      if (job.client !== '') this.#home.set(job.client, slot);
+      // Only a client whose documents are cached needs a home; stateless requests (a fresh
+      // client id each) would otherwise fill the map.
+      if (job.client !== '' && caches(job)) this.#home.set(job.client, slot);
       this.#start(slot, job);
     }
   }
 
+  /** A new worker in service; it loads libxml2 while its first call waits in its port. */
   #spawn(): Slot {
-    const worker = new Worker(workerUrl());
-    const slot: Slot = { worker, job: null, timer: null, onAbort: null };
-    worker.unref();
-    worker.on('message', (reply: WorkerReply) => this.#onReply(slot, reply));
-    worker.on('error', (error) => this.#replace(slot, crashed(error)));
-    worker.on('exit', () => this.#replace(slot, crashed(new Error('the engine worker exited'))));
+    const slot = this.#create();
     this.#slots.push(slot);
     return slot;
   }
 
+  #create(): Slot {
+    // The first `size` workers get budgets spread over (0, maxCalls], so that under an even load
+    // they reach them at different times; every later worker gets the whole budget.
+    const ordinal = this.#spawned++;
+    const budget =
+      ordinal < this.#size ? Math.ceil((this.#maxCalls * (ordinal + 1)) / this.#size) : this.#maxCalls;
+    const worker = new Worker(workerUrl());
+    const slot: Slot = {
+      worker,
+      job: null,
+      timer: null,
+      onAbort: null,
+      ready: false,
+      served: 0,
+      budget,
+      successor: null,
+    };
+    worker.unref();
+    worker.on('message', (message: WorkerReply | WorkerReady) =>
+      'ready' in message ? this.#onReady(slot) : this.#onReply(slot, message),
+    );
+    worker.on('error', (error) => this.#replace(slot, crashed(error)));
+    worker.on('exit', () => this.#replace(slot, crashed(new Error('the engine worker exited'))));
+    return slot;
+  }
+
   #start(slot: Slot, job: Job): void {
+    if (!slot.ready) this.#coldCalls++;
     slot.job = job;
     // A busy worker keeps the process alive so a reply is never lost at end of input.
     slot.worker.ref();
@@ -173,23 +230,90 @@ export class EnginePool {
     this.#finish(slot, () =>
       reply.ok ? job.resolve(reply.result) : job.reject(new EngineError(reply.error)),
     );
-    if ((reply.heapBytes ?? 0) > this.#maxHeapBytes) this.#retire(slot);
+    slot.served++;
+    if ((reply.heapBytes ?? 0) > this.#maxHeapBytes) {
+      this.#retire(slot);
+    } else if (slot.successor?.ready) {
+      this.#handOver(slot);
+    } else if (slot.served >= slot.budget) {
+      this.#recycle(slot);
+    }
     this.#dispatch();
+  }
+
+  #onReady(slot: Slot): void {
+    slot.ready = true;
+    const old = this.#recycling;
+    if (old?.successor !== slot) return;
+    // The old worker hands over now if it is idle, else after its current call (#onReply).
+    if (old.job === null) {
+      this.#handOver(old);
+      this.#dispatch();
+    }
+  }
+
+  /**
+   * Starts a fresh worker to take this one's place once libxml2 has loaded in it; meanwhile
+   * this one keeps serving. One recycle at a time: a worker past its budget while another is
+   * being recycled tries again after its next call.
+   */
+  #recycle(slot: Slot): void {
+    if (this.#closed || this.#recycling !== null || !this.#slots.includes(slot)) return;
+    this.#recycling = slot;
+    slot.successor = this.#create();
+  }
+
+  /** The idle worker leaves; its warmed successor takes its place and its clients. */
+  #handOver(slot: Slot): void {
+    if (this.#remove(slot)) this.#recycled++;
   }
 
   /** Lets an idle worker go (its heap grew too far and never shrinks); the next call starts a fresh one. */
   #retire(slot: Slot): void {
+    if (slot.job) return;
+    if (this.#remove(slot)) this.#retired++;
+  }
+
+  /**
+   * Takes a worker out of service and terminates it. A successor warming up for it takes its
+   * place, and the clients whose home it was move there; without one they lose their home.
+   */
+  #remove(slot: Slot): boolean {
     const index = this.#slots.indexOf(slot);
-    if (index < 0 || slot.job) return;
-    this.#slots.splice(index, 1);
-    this.#retired++;
+    if (index < 0) return false;
+    const successor = slot.successor;
+    slot.successor = null;
+    if (this.#recycling === slot) this.#recycling = null;
+    if (successor) this.#slots.splice(index, 1, successor);
+    else this.#slots.splice(index, 1);
+    for (const [client, home] of this.#home) {
+      if (home !== slot) continue;
+      if (successor) this.#home.set(client, successor);
+      else this.#home.delete(client);
+    }
     slot.worker.removeAllListeners('exit');
     slot.worker.terminate().catch(() => {});
+    return true;
   }
 
   /** Workers replaced because their heap outgrew the bound (for tests and diagnostics). */
   get retiredWorkers(): number {
     return this.#retired;
+  }
+
+  /** Workers replaced by a warmed successor after serving their share of calls. */
+  get recycledWorkers(): number {
+    return this.#recycled;
+  }
+
+  /** Calls sent to a worker that had not finished loading libxml2 (each waited for its start-up). */
+  get coldCalls(): number {
+    return this.#coldCalls;
+  }
+
+  /** Thread ids of the workers in service, in slot order (for tests and diagnostics). */
+  get threadIds(): number[] {
+    return this.#slots.map((slot) => slot.worker.threadId);
   }
 
   #finish(slot: Slot, settle: () => void): void {
@@ -204,15 +328,25 @@ export class EnginePool {
 
   /** Ends the slot's worker (its state is unknown), fails its job, and lets a fresh one take over. */
   #replace(slot: Slot, error: Error): void {
-    const index = this.#slots.indexOf(slot);
-    if (index < 0) return;
-    this.#slots.splice(index, 1);
+    if (this.#recycling?.successor === slot) {
+      // The successor failed while warming up: the old worker serves on and retries later.
+      this.#recycling.successor = null;
+      this.#recycling = null;
+      slot.worker.removeAllListeners('exit');
+      slot.worker.terminate().catch(() => {});
+      return;
+    }
+    if (!this.#slots.includes(slot)) return;
     const job = slot.job;
     this.#finish(slot, () => job?.reject(error));
-    slot.worker.removeAllListeners('exit');
-    slot.worker.terminate().catch(() => {});
+    this.#remove(slot);
     if (!this.#closed) this.#dispatch();
   }
+}
+
+/** The call may keep or reuse its client's parsed document (see `cacheAs` in operations.ts). */
+function caches(job: Job): boolean {
+  return typeof (job.args as { cacheAs?: unknown }).cacheAs === 'string';
 }
 
 function transferables(args: unknown): ArrayBuffer[] {

@@ -25,6 +25,11 @@ export interface WorkerForget {
   forget: string;
 }
 
+/** Sent once, when libxml2 has loaded: from then on a call on this worker pays no start-up. */
+export interface WorkerReady {
+  ready: true;
+}
+
 /** `heapBytes`: the WebAssembly heap after the call, when known; it never shrinks. */
 export type WorkerReply = { id: number; heapBytes?: number | undefined } & (
   | { ok: true; result: unknown }
@@ -34,6 +39,8 @@ export type WorkerReply = { id: number; heapBytes?: number | undefined } & (
 
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs only as a worker thread');
+
+port.postMessage({ ready: true } satisfies WorkerReady);
 
 port.on('message', (request: WorkerRequest | WorkerForget) => {
   if ('forget' in request) {

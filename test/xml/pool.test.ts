@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EngineError } from '../../src/xml/errors.js';
 import { EnginePool } from '../../src/xml/pool.js';
 
@@ -78,6 +78,51 @@ describe('EnginePool', () => {
     await expect(pool.run('inspect', { xml: bytes('<r/>') })).resolves.toMatchObject({ root: 'r' });
     await expect(pool.run('inspect', { xml: bytes('<s/>') })).resolves.toMatchObject({ root: 's' });
     expect(pool.retiredWorkers).toBe(2);
+  });
+
+  it('recycles a worker after its share of calls onto a successor that loaded before serving', async () => {
+    pool = new EnginePool({ size: 1, maxCalls: 3 });
+    const count = (n: number) =>
+      pool.run('query', { xml: bytes(`<r>${'<a/>'.repeat(n)}</r>`), xpath: 'count(//a)', namespaces: {} });
+    expect((await count(0)).values).toEqual(['0']);
+    const first = pool.threadIds;
+    const cold = pool.coldCalls;
+    // The third call spends the budget: a successor starts; the old worker serves on meanwhile.
+    for (let i = 1; i <= 8; i++) expect((await count(i)).values).toEqual([String(i)]);
+    await vi.waitFor(() => expect(pool.recycledWorkers).toBeGreaterThanOrEqual(1), { timeout: 60_000 });
+    expect(pool.threadIds).toHaveLength(1);
+    expect(pool.threadIds[0]).not.toBe(first[0]);
+    expect((await count(9)).values).toEqual(['9']);
+    // No call was sent to a worker still loading libxml2.
+    expect(pool.coldCalls).toBe(cold);
+    expect(pool.retiredWorkers).toBe(0);
+  });
+
+  it('keeps answering concurrent calls, with cached documents, while workers are recycled', async () => {
+    pool = new EnginePool({ size: 2, maxCalls: 4 });
+    const seen = new Set<number>();
+    // Bounded by a call count, not a clock: batches run until two workers have been recycled.
+    for (let batch = 0; batch < 5_000 && pool.recycledWorkers < 2; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => {
+          const n = (batch + i) % 7;
+          const xml = bytes(`<r>${'<a/>'.repeat(n)}</r>`);
+          const client = `client-${i % 3}`;
+          return i % 2 === 0
+            ? pool.run('query', { xml, xpath: 'count(//a)', namespaces: {}, cacheAs: client }, { client })
+            : pool.run('query', { xml, xpath: 'count(//a)', namespaces: {} });
+        }),
+      );
+      expect(answers.map((answer) => answer.values[0])).toEqual(
+        Array.from({ length: 6 }, (_, i) => String((batch + i) % 7)),
+      );
+      for (const id of pool.threadIds) seen.add(id);
+    }
+    expect(pool.recycledWorkers).toBeGreaterThanOrEqual(2);
+    expect(pool.threadIds).toHaveLength(2);
+    expect(seen.size).toBeGreaterThan(2);
+    // Only the two workers started for the first calls were cold; every successor was warm.
+    expect(pool.coldCalls).toBe(2);
   });
 
   it('aborts a running call when its signal fires', async () => {
