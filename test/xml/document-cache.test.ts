@@ -51,6 +51,26 @@ describe('DocumentCache', () => {
     cache.clear();
   });
 
+  it('compares the whole text: same length, a difference where no fingerprint looks', () => {
+    const cache = new DocumentCache(1 << 20);
+    const { parsed, parse } = counting();
+    const text = `<r>${'<a/>'.repeat(25_000)}</r>`;
+    // The fingerprint samples the head, the tail and every (length / 1024)th byte; change a
+    // byte in the middle that is none of those.
+    const stride = Math.floor(text.length / 1024);
+    let at = Math.floor(text.length / 2);
+    while (at % stride === 0 || text[at] !== 'a') at++;
+    const one = bytes(text);
+    const two = bytes(`${text.slice(0, at)}b${text.slice(at + 1)}`);
+    expect(two.byteLength).toBe(one.byteLength);
+    expect(cache.use('c', 'query', one, parse(one), count)).toBe('25000');
+    expect(cache.use('c', 'query', two, parse(two), count)).toBe('24999');
+    expect(cache.use('c', 'query', bytes(text), parse(one), count)).toBe('25000');
+    expect(parsed).toHaveLength(3);
+    expect(cache.size).toBe(1);
+    cache.clear();
+  });
+
   it('disposes the least recently used documents to stay within its byte bound', () => {
     const source = (n: number) => bytes(`<r>${'<a/>'.repeat(n)}</r>`.padEnd(100, ' '));
     const cache = new DocumentCache(250);
