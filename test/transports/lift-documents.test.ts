@@ -120,6 +120,23 @@ describe('parseLineLiftingDocuments', () => {
     expect(parseLineLiftingDocuments(line(text))).toBeUndefined();
   });
 
+  it('finds a raw control character, an escape or the end at any offset within a word', () => {
+    for (let offset = 0; offset < 12; offset++) {
+      const head = '{"method":"tools/call","params":{"arguments":{"xml":"';
+      const body = 'é'.repeat(offset) + 'abcdefgh'.repeat(3);
+      const control = `${head}${body}\u0001${body}"}}}`;
+      expect(parseLineLiftingDocuments(line(control))).toBeUndefined();
+      const escaped = `${head}${body}\\n${body}"}}}`;
+      expect(liftedBytes(parseLineLiftingDocuments(line(escaped)), 'xml').toString()).toBe(
+        `${body}\n${body}`,
+      );
+      const ends = `${head}${body.slice(0, offset)}"}}}`;
+      expect(liftedBytes(parseLineLiftingDocuments(line(ends)), 'xml').toString()).toBe(
+        body.slice(0, offset),
+      );
+    }
+  });
+
   it('leaves a document that is not valid UTF-8 to the ordinary path', () => {
     const bytes = Buffer.concat([
       line('{"method":"tools/call","params":{"arguments":{"xml":"<a>'),
