@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type CallToolResult, Server } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  type JSONRPCRequest,
+  type Result,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { clarifyInvalidParams } from './invalid-params.js';
 import { tools } from './tools/index.js';
 import { listing, parseArguments, toolError } from './tools/tool.js';
 import { VERSION } from './version.js';
@@ -29,11 +36,28 @@ export interface ServerOptions {
   cacheDocuments?: boolean;
 }
 
+/** The SDK's server, with malformed params answered as -32602 and a sentence (invalid-params.ts). */
+class OxmlServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const wrapped = super._wrapHandler(method, handler);
+    return async (request, ctx) => {
+      try {
+        return await wrapped(request, ctx);
+      } catch (error) {
+        throw clarifyInvalidParams(method, error);
+      }
+    };
+  }
+}
+
 export function createServer(engine: EnginePool, options: ServerOptions = {}): Server {
   // One instance serves one session, connection or stateless request: its calls share a turn.
   const client = randomUUID();
   const cacheAs = options.cacheDocuments ? client : undefined;
-  const server = new Server(
+  const server = new OxmlServer(
     { name: 'oxml-mcp', title: 'oxml-mcp: XML query tools', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );

@@ -74,6 +74,27 @@ describe('stdio framing of the built binary', () => {
     expect(byId(run.replies, 8)).toMatchObject({ result: { structuredContent: { wellFormed: true } } });
   });
 
+  it('answers malformed params with -32602 and a sentence naming the field, not a zod dump', async () => {
+    const run = await runRaw([
+      initialize(),
+      initialized,
+      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { cursor: 5 } }),
+      JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 5 } }),
+      call(6, 'xml_check', { xml: '<r/>' }),
+    ]);
+    expect(byId(run.replies, 4)).toMatchObject({
+      error: {
+        code: -32602,
+        message: expect.stringContaining('Invalid params for tools/list: `params.cursor`'),
+      },
+    });
+    expect(byId(run.replies, 5)).toMatchObject({
+      error: { code: -32602, message: expect.stringContaining('`params.name`') },
+    });
+    for (const id of [4, 5]) expect(JSON.stringify(byId(run.replies, id))).not.toContain('invalid_type');
+    expect(byId(run.replies, 6)).toMatchObject({ result: { structuredContent: { wellFormed: true } } });
+  });
+
   it('answers an unknown method with -32601', async () => {
     const run = await runRaw([
       initialize(),
