@@ -16,12 +16,13 @@
  *
  * Not a unit test: it takes minutes. Exit 0 only when every answer is right, no call was lost and
  * the RSS level at the end is within --max-growth (default 10%) of the level after --baseline
- * calls (default 1,000). A level is the median of --level-samples GC'd samples (default 5) taken
+ * calls (default 1,000). A level is the median of --level-samples GC'd samples (default 10) taken
  * --level-spacing calls apart (default 100): from the baseline on, and up to the end. The
- * engine recycles its workers every 500 calls (ADR 0006), so one sample lands at a random phase
+ * engine recycles each worker after 500 calls (ADR 0006); with two workers sharing the calls the
+ * whole pool goes through one cycle in about 1,000 calls, so one sample lands at a random phase
  * of a worker's life (a fresh heap or a full parse cache) and two single samples of a flat
- * process differ by up to ±15%; the median of five is the level, and a leak moves it just the
- * same. The single-sample ratio is reported beside it.
+ * process differ by up to ±20%. The median over one cycle is the level, and a leak moves it
+ * just the same. The single-sample ratio is reported beside it.
  * RSS is VmRSS of the server child from /proc (the engine's worker threads live in that process),
  * read after the in-flight calls drain. An un-collected V8 heap swings RSS by ±15% between two
  * samples of the same run, so by default the server runs with `--inspect=127.0.0.1:0` and each
@@ -893,7 +894,7 @@ export function within(promise, ms, what) {
 
 const USAGE = `usage: node scripts/soak.mjs [--calls 10000] [--concurrency 4] [--seed 1] [--baseline 1000]
                               [--max-growth 0.10] [--settle-ms 1000] [--sample-every 1000]
-                              [--level-samples 5] [--level-spacing 100]
+                              [--level-samples 10] [--level-spacing 100]
                               [--max-seconds 1800] [--smaps 0|1]
                               [--call-timeout-ms 60000] [--gc 1] [--tools all|xml_query,...]
                               [--pin none|2026-07-28]
@@ -911,7 +912,7 @@ async function main() {
       'max-growth': 0.1,
       'settle-ms': 1_000,
       'sample-every': 1_000,
-      'level-samples': 5,
+      'level-samples': 10,
       'level-spacing': 100,
       smaps: 0,
       'max-seconds': 1_800,
