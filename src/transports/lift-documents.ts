@@ -26,6 +26,17 @@ for (const [letter, byte] of [
   SHORT_ESCAPES[letter.charCodeAt(0)] = byte;
 }
 
+interface Name {
+  text: string;
+  bytes: Uint8Array;
+}
+const name = (text: string): Name => ({ text, bytes: Buffer.from(text, 'latin1') });
+/** The keys that matter at each of the three levels walked; every other key is skipped unread. */
+const TOP_KEYS = [name('method'), name('params')];
+const PARAMS_KEYS = [name('arguments')];
+const ARGUMENT_KEYS = [...DOCUMENT_ARGUMENTS].map(name);
+const TOOLS_CALL = Buffer.from('tools/call', 'latin1');
+
 /**
  * Messages from this size up have their documents lifted out as bytes. Below it decoding the
  * whole message is as fast, and a small message takes the one ordinary path.
@@ -69,12 +80,13 @@ class Lifter {
   }
 
   parse(): Record<string, unknown> | undefined {
-    this.#members((key) => {
-      if (key === 'params' && this.#peek() === OPEN_BRACE) {
-        this.#members((inner) => {
+    this.#members(TOP_KEYS, (key) => {
+      if (key === 'method') this.#expectToolsCall();
+      else if (key === 'params' && this.#peek() === OPEN_BRACE) {
+        this.#members(PARAMS_KEYS, (inner) => {
           if (inner === 'arguments' && this.#peek() === OPEN_BRACE) {
-            this.#members((argument) => {
-              if (DOCUMENT_ARGUMENTS.has(argument) && this.#peek() === QUOTE) this.#liftString(argument);
+            this.#members(ARGUMENT_KEYS, (argument) => {
+              if (argument !== undefined && this.#peek() === QUOTE) this.#liftString(argument);
               else this.#skipValue();
             });
           } else this.#skipValue();
@@ -83,6 +95,13 @@ class Lifter {
     });
     if (this.#peek() !== undefined || this.#lifted.length === 0) return undefined;
     return this.#parseRest();
+  }
+
+  /** Any method but a plainly written `tools/call` leaves the line at once: nothing to lift. */
+  #expectToolsCall(): void {
+    if (this.#peek() !== QUOTE) throw new NotLiftable();
+    const start = this.#at + 1;
+    if (this.#skipString() || !this.#bytesAre(start, this.#at - 1, TOOLS_CALL)) throw new NotLiftable();
   }
 
   /** JSON.parse of the line with each document emptied, then the documents put in their places. */
@@ -112,25 +131,30 @@ class Lifter {
   }
 
   /**
-   * Walks an object's members, handing each key to `onMember` with the reader at its value.
-   * A repeated key, or one written with escapes, leaves the line to `JSON.parse` (whose last
-   * value wins): the documents are put back by key, so every key must be read as it parses.
+   * Walks an object's members, handing `onMember` the name from `names` each key spells (or
+   * undefined) with the reader at its value. Keys are compared as bytes, never decoded. A
+   * repeated name, or any key written with escapes (it might spell one), leaves the line to
+   * `JSON.parse`, whose last value wins: the documents are put back by name.
    */
-  #members(onMember: (key: string) => void): void {
+  #members(names: readonly Name[], onMember: (key: string | undefined) => void): void {
     this.#expect(OPEN_BRACE);
     if (this.#peek() === CLOSE_BRACE) {
       this.#at++;
       return;
     }
-    const seen = new Set<string>();
+    let seen = 0;
     for (;;) {
       if (this.#peek() !== QUOTE) throw new NotLiftable();
-      const key = this.#readKey();
-      if (seen.has(key)) throw new NotLiftable();
-      seen.add(key);
+      const start = this.#at + 1;
+      if (this.#skipString()) throw new NotLiftable();
+      const index = names.findIndex((name) => this.#bytesAre(start, this.#at - 1, name.bytes));
+      if (index >= 0) {
+        if (seen & (1 << index)) throw new NotLiftable();
+        seen |= 1 << index;
+      }
       this.#expect(COLON);
       this.#peek();
-      onMember(key);
+      onMember(names[index]?.text);
       const next = this.#peek();
       this.#at++;
       if (next === CLOSE_BRACE) return;
@@ -138,12 +162,10 @@ class Lifter {
     }
   }
 
-  #readKey(): string {
-    const start = this.#at + 1;
-    this.#skipString();
-    const key = decode(this.#bytes, start, this.#at - 1);
-    if (key.includes('\\')) throw new NotLiftable();
-    return key;
+  #bytesAre(start: number, end: number, expected: Uint8Array): boolean {
+    if (end - start !== expected.length) return false;
+    for (let i = 0; i < expected.length; i++) if (this.#bytes[start + i] !== expected[i]) return false;
+    return true;
   }
 
   /** Skips any JSON value without recursion (nesting depth is the client's to choose). */
@@ -171,16 +193,22 @@ class Lifter {
     }
   }
 
-  #skipString(): void {
+  /** Moves past the string at the reader; true when it holds an escape. */
+  #skipString(): boolean {
     const bytes = this.#bytes;
     let at = this.#at + 1;
+    let escaped = false;
     for (;;) {
       if (at >= bytes.length) throw new NotLiftable();
       const byte = bytes[at] as number;
       if (byte === QUOTE) break;
-      at += byte === BACKSLASH ? 2 : 1;
+      if (byte === BACKSLASH) {
+        escaped = true;
+        at += 2;
+      } else at++;
     }
     this.#at = at + 1;
+    return escaped;
   }
 
   /**
@@ -191,7 +219,10 @@ class Lifter {
   #liftString(argument: string): void {
     const bytes = this.#bytes;
     const start = this.#at;
-    const out = new Uint8Array(bytes.length - start);
+    // Not zero-filled: only the bytes written are ever read, and the rest of a long message
+    // may be far longer than the document.
+    const capacity = bytes.length - start;
+    const out = new Uint8Array(Buffer.allocUnsafeSlow(capacity).buffer, 0, capacity);
     const words = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const outWords = new DataView(out.buffer);
     const lastWord = bytes.length - 4;
