@@ -219,10 +219,7 @@ class Lifter {
   #liftString(argument: string): void {
     const bytes = this.#bytes;
     const start = this.#at;
-    // Not zero-filled: only the bytes written are ever read, and the rest of a long message
-    // may be far longer than the document.
-    const capacity = bytes.length - start;
-    const out = new Uint8Array(Buffer.allocUnsafeSlow(capacity).buffer, 0, capacity);
+    const out = scratch(bytes.length - start);
     const words = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const outWords = new DataView(out.buffer);
     const lastWord = bytes.length - 4;
@@ -315,6 +312,23 @@ function needsAttention(word: number): boolean {
       0x80808080) !==
     0
   );
+}
+
+/** The scratch buffer documents are unescaped into, reused while it stays small (see scratch). */
+let scratchBuffer = new Uint8Array(0);
+const KEEP_SCRATCH_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Room to unescape a document into before it is copied out at its exact size (the copy is what
+ * the worker receives). Reused from message to message up to 16 MiB, so a large call does not
+ * add a second multi-megabyte allocation for the allocator to fragment; not zero-filled, since
+ * only what is written is read. The reader is synchronous, so one buffer serves every caller.
+ */
+function scratch(capacity: number): Uint8Array {
+  if (capacity <= scratchBuffer.length) return scratchBuffer;
+  const fresh = new Uint8Array(Buffer.allocUnsafeSlow(capacity).buffer, 0, capacity);
+  if (capacity <= KEEP_SCRATCH_BYTES) scratchBuffer = fresh;
+  return fresh;
 }
 
 const decode = (bytes: Uint8Array, start: number, end: number): string =>

@@ -6,6 +6,9 @@ import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-doc
 
 const NEWLINE = 0x0a;
 
+/** The line buffer's starting size, and the size past which it is not kept for the next line. */
+const LINE_BUFFER_BYTES = 64 * 1024;
+const KEEP_LINE_BUFFER_BYTES = 16 * 1024 * 1024;
 /** How long replies still owed at end of input may take; every engine call has a shorter deadline. */
 const END_OF_INPUT_GRACE_MS = DEFAULT_CALL_TIMEOUT_MS * 3;
 
@@ -30,7 +33,8 @@ export class LineStdioTransport implements Transport {
   readonly #maxLineBytes: number;
   readonly #liftFrom: number;
   readonly #pending = new Set<RequestId>();
-  #chunks: Buffer[] = [];
+  /** The line being read, in one buffer reused from line to line (see #append). */
+  #line: Buffer = Buffer.allocUnsafeSlow(LINE_BUFFER_BYTES);
   #buffered = 0;
   /** True while the rest of an oversized line is being thrown away. */
   #skipping = false;
@@ -79,7 +83,7 @@ export class LineStdioTransport implements Transport {
     this.#isClosed = true;
     this.#input.off('data', this.#onData);
     this.#input.off('end', this.#onEnd);
-    this.#chunks = [];
+    this.#buffered = 0;
     this.onclose?.();
     this.#resolveClosed();
   }
@@ -108,7 +112,6 @@ export class LineStdioTransport implements Transport {
   #append(piece: Buffer): void {
     if (this.#skipping || piece.length === 0) return;
     if (this.#buffered + piece.length > this.#maxLineBytes) {
-      this.#chunks = [];
       this.#buffered = 0;
       this.#skipping = true;
       this.#reply(
@@ -120,7 +123,14 @@ export class LineStdioTransport implements Transport {
       );
       return;
     }
-    this.#chunks.push(piece);
+    // One buffer for every line, grown when a line needs it, instead of a new multi-megabyte
+    // buffer per line: fewer large allocations for the allocator to fragment (docs/testing.md).
+    if (this.#buffered + piece.length > this.#line.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(this.#buffered + piece.length, this.#line.length * 2));
+      this.#line.copy(grown, 0, 0, this.#buffered);
+      this.#line = grown;
+    }
+    piece.copy(this.#line, this.#buffered);
     this.#buffered += piece.length;
   }
 
@@ -129,10 +139,10 @@ export class LineStdioTransport implements Transport {
       this.#skipping = false;
       return;
     }
-    const bytes =
-      this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks, this.#buffered);
-    this.#chunks = [];
+    // Read synchronously below: nothing keeps a reference to these bytes past this call.
+    const bytes = this.#line.subarray(0, this.#buffered);
     this.#buffered = 0;
+    if (this.#line.length > KEEP_LINE_BUFFER_BYTES) this.#line = Buffer.allocUnsafeSlow(LINE_BUFFER_BYTES);
     const lifted = bytes.length >= this.#liftFrom ? parseLineLiftingDocuments(bytes) : undefined;
     let verdict: ReturnType<typeof classifyLine>;
     if (lifted) verdict = classifyValue(lifted);
