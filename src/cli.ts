@@ -70,12 +70,13 @@ function settingsFromArgv(): Settings {
   } catch (error) {
     return usageError((error as Error).message);
   }
+  // stdout carries protocol messages only, even for the flags that print and exit.
   if (flags.help) {
-    process.stdout.write(USAGE);
+    process.stderr.write(USAGE);
     process.exit(0);
   }
   if (flags.version) {
-    process.stdout.write(`${VERSION}\n`);
+    process.stderr.write(`${VERSION}\n`);
     process.exit(0);
   }
   const transport = flags.transport as string;

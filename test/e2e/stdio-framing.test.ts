@@ -168,10 +168,15 @@ describe('stdio framing of the built binary', () => {
 });
 
 describe('command line', () => {
-  it('prints the version', async () => {
-    const run = await runRaw([], ['--version']);
-    expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(run.code).toBe(0);
+  it('prints the version and the usage to stderr, never to stdout, and exits 0', async () => {
+    const version = await runRaw([], ['--version']);
+    expect(version.stderr.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(version.stdout).toBe('');
+    expect(version.code).toBe(0);
+    const help = await runRaw([], ['--help']);
+    expect(help.stderr).toContain('Usage: oxml-mcp');
+    expect(help.stdout).toBe('');
+    expect(help.code).toBe(0);
   });
 
   it('prints usage to stderr and exits 2 on a bad flag', async () => {
