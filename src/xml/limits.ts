@@ -47,9 +47,10 @@ export const MAX_CACHED_DOCUMENT_BYTES = 12 * 1024 * 1024;
 export const MAX_WORKER_HEAP_BYTES = 512 * 1024 * 1024;
 
 /**
- * Calls a worker serves before the pool replaces it with a fresh one, started and warmed first
- * (the max-requests pattern): its WebAssembly heap, which never shrinks and fragments, and its
- * V8 isolate are unmapped when it exits. The first workers' budgets are staggered.
+ * Calls the engine pool serves between two recycles: each time its oldest worker is replaced by a
+ * fresh one, started and warmed first (a rolling restart; with n workers each serves about this
+ * many calls in its life). A recycled worker's WebAssembly heap, which never shrinks and
+ * fragments, and its V8 isolate are unmapped when it exits.
  */
 export const MAX_WORKER_CALLS = 500;
 

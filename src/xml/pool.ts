@@ -20,7 +20,7 @@ export interface PoolOptions {
   maxQueued?: number;
   /** WebAssembly heap size past which a worker is replaced after its call. */
   maxHeapBytes?: number;
-  /** Calls a worker serves before a fresh, warmed worker takes its place. */
+  /** Calls the pool serves between two recycles: each time, its oldest worker is replaced. */
   maxCalls?: number;
 }
 
@@ -48,9 +48,8 @@ interface Slot {
   onAbort: (() => void) | null;
   /** libxml2 has loaded in the worker: a call sent to it now pays no start-up. */
   ready: boolean;
-  /** Calls served, and how many it may serve before it is recycled. */
-  served: number;
-  budget: number;
+  /** Order of creation: the lowest in service is the oldest worker, the next to be recycled. */
+  born: number;
   /** The fresh worker warming up to take this one's place (recycling by age). */
   successor: Slot | null;
 }
@@ -62,10 +61,12 @@ interface Slot {
  * the server keeps serving.
  *
  * A worker's WebAssembly heap never shrinks, so workers do not live for ever: one whose heap
- * passed `maxHeapBytes` is let go after its call, and one that has served `maxCalls` calls is
- * recycled: a fresh worker is started and loads libxml2 while the old one keeps serving, then
- * takes its place (and its clients) once the old one is idle. One recycle runs at a time and
- * the first workers' budgets are staggered, so workers are never all replaced at once.
+ * passed `maxHeapBytes` is let go after its call, and every `maxCalls` calls the pool recycles
+ * its oldest worker: a fresh worker is started and loads libxml2 while the old one keeps
+ * serving, then takes its place (and its clients) once the old one is idle. A rolling restart:
+ * with n workers each lives n × `maxCalls` calls and serves about `maxCalls` of them, and at
+ * any moment their ages are spread evenly, so the heaps they hold (a fresh one, a full one) add
+ * up to about the same total all the time instead of rising and falling together.
  */
 export class EnginePool {
   readonly #size: number;
@@ -77,6 +78,8 @@ export class EnginePool {
   #recycled = 0;
   #spawned = 0;
   #coldCalls = 0;
+  /** Calls answered since the last recycle began. */
+  #sinceRecycle = 0;
   readonly #slots: Slot[] = [];
   /** The slot whose successor is warming up; at most one at a time. */
   #recycling: Slot | null = null;
@@ -181,11 +184,6 @@ export class EnginePool {
   }
 
   #create(): Slot {
-    // The first `size` workers get budgets spread over (0, maxCalls], so that under an even load
-    // they reach them at different times; every later worker gets the whole budget.
-    const ordinal = this.#spawned++;
-    const budget =
-      ordinal < this.#size ? Math.ceil((this.#maxCalls * (ordinal + 1)) / this.#size) : this.#maxCalls;
     const worker = new Worker(workerUrl());
     const slot: Slot = {
       worker,
@@ -193,8 +191,7 @@ export class EnginePool {
       timer: null,
       onAbort: null,
       ready: false,
-      served: 0,
-      budget,
+      born: this.#spawned++,
       successor: null,
     };
     worker.unref();
@@ -230,14 +227,12 @@ export class EnginePool {
     this.#finish(slot, () =>
       reply.ok ? job.resolve(reply.result) : job.reject(new EngineError(reply.error)),
     );
-    slot.served++;
     if ((reply.heapBytes ?? 0) > this.#maxHeapBytes) {
       this.#retire(slot);
     } else if (slot.successor?.ready) {
       this.#handOver(slot);
-    } else if (slot.served >= slot.budget) {
-      this.#recycle(slot);
     }
+    if (++this.#sinceRecycle >= this.#maxCalls) this.#recycleOldest();
     this.#dispatch();
   }
 
@@ -253,14 +248,18 @@ export class EnginePool {
   }
 
   /**
-   * Starts a fresh worker to take this one's place once libxml2 has loaded in it; meanwhile
-   * this one keeps serving. One recycle at a time: a worker past its budget while another is
-   * being recycled tries again after its next call.
+   * Starts a fresh worker to take the oldest one's place once libxml2 has loaded in it;
+   * meanwhile the old one keeps serving. One recycle at a time: while another is under way,
+   * the pool tries again after its next call.
    */
-  #recycle(slot: Slot): void {
-    if (this.#closed || this.#recycling !== null || !this.#slots.includes(slot)) return;
-    this.#recycling = slot;
-    slot.successor = this.#create();
+  #recycleOldest(): void {
+    if (this.#closed || this.#recycling !== null) return;
+    let oldest: Slot | undefined;
+    for (const slot of this.#slots) if (!oldest || slot.born < oldest.born) oldest = slot;
+    if (!oldest) return;
+    this.#sinceRecycle = 0;
+    this.#recycling = oldest;
+    oldest.successor = this.#create();
   }
 
   /** The idle worker leaves; its warmed successor takes its place and its clients. */

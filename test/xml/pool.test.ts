@@ -98,6 +98,27 @@ describe('EnginePool', () => {
     expect(pool.retiredWorkers).toBe(0);
   });
 
+  it('recycles its oldest worker every maxCalls calls, so workers are replaced in turn', async () => {
+    pool = new EnginePool({ size: 2, maxCalls: 6 });
+    const pair = () =>
+      Promise.all([0, 1].map((i) => pool.run('inspect', { xml: bytes(`<r${i}/>`) }))).then((answers) =>
+        expect(answers.map((answer) => answer.root)).toEqual(['r0', 'r1']),
+      );
+    await pair();
+    const [first, second] = pool.threadIds;
+    expect(pool.threadIds).toHaveLength(2);
+    // Bounded by a call count: pairs run until the first recycle has completed.
+    for (let i = 0; i < 200 && pool.recycledWorkers < 1; i++) await pair();
+    await vi.waitFor(() => expect(pool.recycledWorkers).toBe(1), { timeout: 60_000 });
+    expect(pool.threadIds).not.toContain(first);
+    expect(pool.threadIds).toContain(second);
+    for (let i = 0; i < 200 && pool.recycledWorkers < 2; i++) await pair();
+    await vi.waitFor(() => expect(pool.recycledWorkers).toBe(2), { timeout: 60_000 });
+    // The second worker, now the oldest, went next; the first successor stays.
+    expect(pool.threadIds).not.toContain(second);
+    expect(pool.threadIds).toHaveLength(2);
+  });
+
   it('keeps answering concurrent calls, with cached documents, while workers are recycled', async () => {
     pool = new EnginePool({ size: 2, maxCalls: 4 });
     const seen = new Set<number>();
