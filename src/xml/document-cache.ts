@@ -14,15 +14,19 @@ interface Entry {
  * 8 MiB, where SHA-256 of every document, hit or miss, took ~6 ms). A client can only ever hit
  * its own entries, so nothing crosses sessions, not even as a timing difference. Bounded by the
  * total size of the cached texts; the least recently used entry is disposed first (the
- * WebAssembly heap gets the space back for the next parse).
+ * WebAssembly heap gets the space back for the next parse). Large documents are kept one at a
+ * time, so the heap holds at most one large tree (`releaseLarge`).
  */
 export class DocumentCache {
   readonly #entries = new Map<string, Entry>();
   readonly #maxBytes: number;
+  readonly #largeBytes: number;
   #bytes = 0;
 
-  constructor(maxBytes: number) {
+  /** `largeBytes`: documents this large are kept one at a time (see `releaseLarge`). */
+  constructor(maxBytes: number, largeBytes = Number.POSITIVE_INFINITY) {
     this.#maxBytes = maxBytes;
+    this.#largeBytes = largeBytes;
   }
 
   get size(): number {
@@ -42,6 +46,7 @@ export class DocumentCache {
     use: (doc: XmlDocument) => T,
   ): T {
     if (source.byteLength > this.#maxBytes) {
+      this.releaseLarge();
       const doc = parse();
       try {
         return use(doc);
@@ -59,12 +64,24 @@ export class DocumentCache {
     if (entry) {
       this.#entries.delete(key);
     } else {
+      if (source.byteLength >= this.#largeBytes) this.releaseLarge();
       entry = { doc: parse(), client, source };
       this.#makeRoom(source.byteLength);
       this.#bytes += source.byteLength;
     }
     this.#entries.set(key, entry);
     return use(entry.doc);
+  }
+
+  /**
+   * Disposes every cached document of `largeBytes` or more, whoever sent it. Called before a large
+   * document is parsed (cached or not): the new tree takes their place in the heap rather than
+   * growing it, which never shrinks.
+   */
+  releaseLarge(): void {
+    for (const [key, entry] of this.#entries) {
+      if (entry.source.byteLength >= this.#largeBytes) this.#drop(key, entry);
+    }
   }
 
   /** Drops every entry of a client whose session ended. */

@@ -43,16 +43,25 @@ export const MAX_XPATH_OPERATIONS = 50_000_000;
  */
 export const MAX_CACHED_DOCUMENT_BYTES = 12 * 1024 * 1024;
 
+/**
+ * A document this large (UTF-8 bytes) takes ~7× its size once parsed, in a heap that never gives
+ * memory back: a worker holds at most one such parse at a time. Before it parses a large document
+ * it frees the large ones it cached, so the new tree reuses their space instead of growing the
+ * heap, and the heap stays near one large tree plus the small documents whatever the mix.
+ */
+export const LARGE_DOCUMENT_BYTES = 1024 * 1024;
+
 /** Past this size of its (never shrinking) WebAssembly heap, a worker is replaced after its call. */
 export const MAX_WORKER_HEAP_BYTES = 512 * 1024 * 1024;
 
 /**
  * Calls the engine pool serves between two recycles: each time its oldest worker is replaced by a
  * fresh one, started and warmed first (a rolling restart; with n workers each serves about this
- * many calls in its life). A recycled worker's WebAssembly heap, which never shrinks and
- * fragments, and its V8 isolate are unmapped when it exits.
+ * many calls in its life). A backstop: with one large document at a time the heaps stay flat
+ * (ADR 0008), and whatever still creeps over a long uptime (fragmentation, the worker's V8
+ * isolate) is unmapped when the worker exits. Rarer recycling keeps the parse cache warm.
  */
-export const MAX_WORKER_CALLS = 500;
+export const MAX_WORKER_CALLS = 5_000;
 
 /** Wall-clock budget of one engine call; past it the worker is terminated and replaced. */
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000;

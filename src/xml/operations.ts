@@ -2,7 +2,7 @@ import { type CheckResult, check } from './check.js';
 import { DocumentCache } from './document-cache.js';
 import { type FormatOptions, format } from './format.js';
 import { type InspectResult, inspectDocument } from './inspect.js';
-import { MAX_CACHED_DOCUMENT_BYTES } from './limits.js';
+import { LARGE_DOCUMENT_BYTES, MAX_CACHED_DOCUMENT_BYTES } from './limits.js';
 import { parseDocument } from './parse.js';
 import { type OutputBudget, type QueryResult, queryDocument } from './query.js';
 import { type ValidateResult, validate } from './validate.js';
@@ -27,7 +27,12 @@ export interface Operations {
 export type OperationName = keyof Operations;
 
 /** This thread's parsed documents; only query and inspect share a parse, so only they use it. */
-const cache = new DocumentCache(MAX_CACHED_DOCUMENT_BYTES);
+const cache = new DocumentCache(MAX_CACHED_DOCUMENT_BYTES, LARGE_DOCUMENT_BYTES);
+
+/** A large document parsed outside the cache first frees the cached large trees (see limits.ts). */
+function makeRoomFor(...documents: Uint8Array[]): void {
+  if (documents.some((document) => document.byteLength >= LARGE_DOCUMENT_BYTES)) cache.releaseLarge();
+}
 
 function withQueryDocument<T>(
   xml: Uint8Array,
@@ -35,6 +40,7 @@ function withQueryDocument<T>(
   use: (doc: ReturnType<typeof parseDocument>) => T,
 ): T {
   if (cacheAs !== undefined) return cache.use(cacheAs, 'query', xml, () => parseDocument(xml, 'query'), use);
+  makeRoomFor(xml);
   const doc = parseDocument(xml, 'query');
   try {
     return use(doc);
@@ -50,9 +56,18 @@ export const operations: { [K in OperationName]: (args: Operations[K]['args']) =
       return withQueryDocument(xml, cacheAs, (doc) => queryDocument(doc, xpath, namespaces, budget));
     },
     inspect: ({ xml, cacheAs }) => withQueryDocument(xml, cacheAs, inspectDocument),
-    check: ({ xml }) => check(xml),
-    validate: ({ xml, xsd }) => validate(xml, xsd),
-    format: ({ xml, indent, emptyElements }) => ({ xml: format(xml, { indent, emptyElements }) }),
+    check: ({ xml }) => {
+      makeRoomFor(xml);
+      return check(xml);
+    },
+    validate: ({ xml, xsd }) => {
+      makeRoomFor(xml, xsd);
+      return validate(xml, xsd);
+    },
+    format: ({ xml, indent, emptyElements }) => {
+      makeRoomFor(xml);
+      return { xml: format(xml, { indent, emptyElements }) };
+    },
   };
 
 /** Frees every document kept for a client whose session ended. */
