@@ -9,20 +9,23 @@
  * Other flags: --pin 2026-07-28 (per-request revision instead of the 2025-11-25 session, so no
  * per-session parse cache), --tools xml_query,xml_format (only those tools), --sample-every N
  * (a GC'd RSS checkpoint every N calls), --smaps 1 (where the resident memory is, at each
- * checkpoint), --gc 0, --max-growth, --baseline, --bin. MALLOC_*
- * variables (e.g. MALLOC_ARENA_MAX=1) are passed to the server to tell allocator fragmentation
- * from a leak. A deterministic call on every 500th checks that an output-budget cut never
- * splits a surrogate pair.
+ * checkpoint), --gc 0, --max-growth, --baseline, --bin, --allocator. A deterministic call on
+ * every 500th checks that an output-budget cut never splits a surrogate pair.
+ *
+ * The server runs as the README recommends for a long-running server, with glibc's mmap
+ * threshold fixed at 1 MiB (`MALLOC_MMAP_THRESHOLD_=1048576`): by default glibc raises that
+ * threshold to the largest block freed so far and then keeps up to twice it free in every
+ * malloc arena, which reads as 20–40 MiB of growth over a run that is not a leak (docs/testing.md).
+ * `--allocator glibc` runs with glibc's defaults instead; MALLOC_* or GLIBC_TUNABLES variables in
+ * the environment are passed on and replace the setting.
  *
  * Not a unit test: it takes minutes. Exit 0 only when every answer is right, no call was lost and
  * the RSS level at the end is within --max-growth (default 10%) of the level after --baseline
  * calls (default 1,000). A level is the median of --level-samples GC'd samples (default 10) taken
  * --level-spacing calls apart (default 100): from the baseline on, and up to the end. The
- * engine recycles each worker after 500 calls (ADR 0006); with two workers sharing the calls the
- * whole pool goes through one cycle in about 1,000 calls, so one sample lands at a random phase
- * of a worker's life (a fresh heap or a full parse cache) and two single samples of a flat
- * process differ by up to ±20%. The median over one cycle is the level, and a leak moves it
- * just the same. The single-sample ratio is reported beside it.
+ * medians smooth what single samples catch at a recycle (ADR 0006: a fresh worker's heap is
+ * ~13 MiB lower until it has parsed a large document), and a leak moves them just the same. The
+ * single-sample ratio is reported beside it.
  * RSS is VmRSS of the server child from /proc (the engine's worker threads live in that process),
  * read after the in-flight calls drain. An un-collected V8 heap swings RSS by ±15% between two
  * samples of the same run, so by default the server runs with `--inspect=127.0.0.1:0` and each
@@ -874,6 +877,26 @@ export function memoryMap(pid) {
     .join(', ');
 }
 
+/** glibc's mmap threshold fixed at 1 MiB: the README's setting for a long-running server. */
+export const RECOMMENDED_ALLOCATOR = { MALLOC_MMAP_THRESHOLD_: '1048576' };
+
+/**
+ * The allocator settings the server runs with. The SDK passes the child a minimal environment,
+ * so they are set here: glibc variables from this environment if there are any, else the
+ * recommended setting unless `glibc` (its defaults) is asked for.
+ */
+export function allocatorEnvironment(choice) {
+  if (choice !== 'recommended' && choice !== 'glibc') {
+    process.stderr.write(`--allocator must be recommended or glibc, not ${choice}\n`);
+    process.exit(2);
+  }
+  const given = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name.startsWith('MALLOC_') || name === 'GLIBC_TUNABLES'),
+  );
+  if (Object.keys(given).length > 0) return given;
+  return choice === 'recommended' ? { ...RECOMMENDED_ALLOCATOR } : {};
+}
+
 export const mb = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -897,7 +920,7 @@ const USAGE = `usage: node scripts/soak.mjs [--calls 10000] [--concurrency 4] [-
                               [--level-samples 10] [--level-spacing 100]
                               [--max-seconds 1800] [--smaps 0|1]
                               [--call-timeout-ms 60000] [--gc 1] [--tools all|xml_query,...]
-                              [--pin none|2026-07-28]
+                              [--pin none|2026-07-28] [--allocator recommended|glibc]
                               [--bin dist/cli.js]
 `;
 
@@ -920,6 +943,7 @@ async function main() {
       gc: 1,
       tools: 'all',
       pin: 'none',
+      allocator: 'recommended',
       bin: DEFAULT_BIN,
     },
     USAGE,
@@ -941,14 +965,11 @@ async function main() {
       `${corpus.big.length} of ~${kb(Math.min(...sizes.slice(corpus.docs.length)))}`,
   );
 
+  const allocator = allocatorEnvironment(flags.allocator);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...(forceGc ? ['--inspect=127.0.0.1:0'] : []), flags.bin],
-    // The SDK passes a minimal environment; glibc allocator settings (MALLOC_ARENA_MAX, …) go through.
-    env: {
-      ...getDefaultEnvironment(),
-      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('MALLOC_'))),
-    },
+    env: { ...getDefaultEnvironment(), ...allocator },
     stderr: 'pipe',
   });
   let serverStderr = '';
@@ -1088,6 +1109,11 @@ async function main() {
     '== oxml-mcp soak (stdio) ==',
     `command:          node scripts/soak.mjs ${process.argv.slice(2).join(' ')}`.trimEnd(),
     `binary:           ${flags.bin} (pid ${pid})`,
+    `allocator:        ${
+      Object.entries(allocator)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(' ') || "glibc's defaults"
+    }`,
     `calls:            ${stats.done} of ${calls} (concurrency ${concurrency}, seed ${flags.seed})`,
     `per tool:         ${Object.entries(stats.byTool)
       .sort()
