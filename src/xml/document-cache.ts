@@ -12,7 +12,8 @@ interface Entry {
  * `xml_query` pattern parses a document once. Entries are keyed by client, length and a sampled
  * fingerprint of the text, and a hit is confirmed by comparing the whole text (memcmp: ~1 ms at
  * 8 MiB, where SHA-256 of every document, hit or miss, took ~6 ms). A client can only ever hit
- * its own entries, so nothing crosses sessions, not even as a timing difference. Bounded by the
+ * its own entries, so no content crosses sessions (the bounds are shared: a session can notice
+ * that another's documents evicted its own, never what they were). Bounded by the
  * total size of the cached texts; the least recently used entry is disposed first (the
  * WebAssembly heap gets the space back for the next parse). Large documents are kept one at a
  * time, so the heap holds at most one large tree (`releaseLarge`).

@@ -55,11 +55,11 @@ export const LARGE_DOCUMENT_BYTES = 1024 * 1024;
 export const MAX_WORKER_HEAP_BYTES = 512 * 1024 * 1024;
 
 /**
- * Calls the engine pool serves between two recycles: each time its oldest worker is replaced by a
- * fresh one, started and warmed first (a rolling restart; with n workers each serves about this
- * many calls in its life). A backstop: with one large document at a time the heaps stay flat
- * (ADR 0008), and whatever still creeps over a long uptime (fragmentation, the worker's V8
- * isolate) is unmapped when the worker exits. Rarer recycling keeps the parse cache warm.
+ * Calls the engine pool serves between two recycles: each time the worker that has served the
+ * most is replaced by a fresh one, started and warmed first (a rolling restart). A backstop:
+ * with one large document at a time the heaps stay flat (ADR 0008), and whatever still creeps
+ * over a long uptime (fragmentation, the worker's V8 isolate) is unmapped when the worker exits.
+ * Rarer recycling keeps the parse cache warm.
  */
 export const MAX_WORKER_CALLS = 5_000;
 

@@ -20,7 +20,7 @@ export interface PoolOptions {
   maxQueued?: number;
   /** WebAssembly heap size past which a worker is replaced after its call. */
   maxHeapBytes?: number;
-  /** Calls the pool serves between two recycles: each time, its oldest worker is replaced. */
+  /** Calls the pool serves between two recycles: each time, its most used worker is replaced. */
   maxCalls?: number;
 }
 
@@ -48,8 +48,8 @@ interface Slot {
   onAbort: (() => void) | null;
   /** libxml2 has loaded in the worker: a call sent to it now pays no start-up. */
   ready: boolean;
-  /** Order of creation: the lowest in service is the oldest worker, the next to be recycled. */
-  born: number;
+  /** Calls it has answered: the worker that has served the most is the next to be recycled. */
+  served: number;
   /** The fresh worker warming up to take this one's place (recycling by age). */
   successor: Slot | null;
 }
@@ -62,11 +62,11 @@ interface Slot {
  *
  * A worker's WebAssembly heap never shrinks, so workers do not live for ever: one whose heap
  * passed `maxHeapBytes` is let go after its call, and every `maxCalls` calls the pool recycles
- * its oldest worker: a fresh worker is started and loads libxml2 while the old one keeps
- * serving, then takes its place (and its clients) once the old one is idle. A rolling restart:
- * with n workers each lives n × `maxCalls` calls and serves about `maxCalls` of them, and at
- * any moment their ages are spread evenly, so the heaps they hold (a fresh one, a full one) add
- * up to about the same total all the time instead of rising and falling together.
+ * the worker that has served the most: a fresh worker is started and loads libxml2 while the
+ * old one keeps serving, then takes its place (and its clients) once the old one is idle. A
+ * rolling restart: under an even load the workers are replaced in turn and their ages stay
+ * spread, so the heaps they hold add up to about the same total all the time; under an uneven
+ * one the busy worker goes first and an idle one keeps its clients' cached documents.
  */
 export class EnginePool {
   readonly #size: number;
@@ -76,7 +76,6 @@ export class EnginePool {
   readonly #maxCalls: number;
   #retired = 0;
   #recycled = 0;
-  #spawned = 0;
   #coldCalls = 0;
   /** Calls answered since the last recycle began. */
   #sinceRecycle = 0;
@@ -133,7 +132,8 @@ export class EnginePool {
     this.#home.clear();
     await Promise.all([
       ...this.#slots.splice(0).map((slot) => {
-        if (slot.job) this.#finish(slot, () => slot.job?.reject(new Error('The engine pool is closed.')));
+        const job = slot.job;
+        if (job) this.#finish(slot, () => job.reject(new Error('The engine pool is closed.')));
         return slot.worker.terminate();
       }),
       ...(successor ? [successor.worker.terminate()] : []),
@@ -191,7 +191,7 @@ export class EnginePool {
       timer: null,
       onAbort: null,
       ready: false,
-      born: this.#spawned++,
+      served: 0,
       successor: null,
     };
     worker.unref();
@@ -232,7 +232,8 @@ export class EnginePool {
     } else if (slot.successor?.ready) {
       this.#handOver(slot);
     }
-    if (++this.#sinceRecycle >= this.#maxCalls) this.#recycleOldest();
+    slot.served++;
+    if (++this.#sinceRecycle >= this.#maxCalls) this.#recycleMostUsed();
     this.#dispatch();
   }
 
@@ -248,18 +249,18 @@ export class EnginePool {
   }
 
   /**
-   * Starts a fresh worker to take the oldest one's place once libxml2 has loaded in it;
+   * Starts a fresh worker to take the most used one's place once libxml2 has loaded in it;
    * meanwhile the old one keeps serving. One recycle at a time: while another is under way,
    * the pool tries again after its next call.
    */
-  #recycleOldest(): void {
+  #recycleMostUsed(): void {
     if (this.#closed || this.#recycling !== null) return;
-    let oldest: Slot | undefined;
-    for (const slot of this.#slots) if (!oldest || slot.born < oldest.born) oldest = slot;
-    if (!oldest) return;
+    let busiest: Slot | undefined;
+    for (const slot of this.#slots) if (!busiest || slot.served > busiest.served) busiest = slot;
+    if (!busiest) return;
     this.#sinceRecycle = 0;
-    this.#recycling = oldest;
-    oldest.successor = this.#create();
+    this.#recycling = busiest;
+    busiest.successor = this.#create();
   }
 
   /** The idle worker leaves; its warmed successor takes its place and its clients. */

@@ -98,25 +98,39 @@ describe('EnginePool', () => {
     expect(pool.retiredWorkers).toBe(0);
   });
 
-  it('recycles its oldest worker every maxCalls calls, so workers are replaced in turn', async () => {
+  it('recycles its most used worker every maxCalls calls, not merely its oldest', async () => {
     pool = new EnginePool({ size: 2, maxCalls: 6 });
-    const pair = () =>
-      Promise.all([0, 1].map((i) => pool.run('inspect', { xml: bytes(`<r${i}/>`) }))).then((answers) =>
-        expect(answers.map((answer) => answer.root)).toEqual(['r0', 'r1']),
-      );
-    await pair();
-    const [first, second] = pool.threadIds;
+    await Promise.all([0, 1].map((i) => pool.run('inspect', { xml: bytes(`<r${i}/>`) })));
+    const [older, younger] = pool.threadIds;
     expect(pool.threadIds).toHaveLength(2);
-    // Bounded by a call count: pairs run until the first recycle has completed.
-    for (let i = 0; i < 200 && pool.recycledWorkers < 1; i++) await pair();
+    // The older worker is held by one slow call while the younger one serves every other call.
+    const slowText = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(10_000)}</r>`);
+    const slow = pool.run('query', {
+      xml: slowText,
+      xpath: "count(//a[contains(string(/), 'zzz')])",
+      namespaces: {},
+    });
+    for (let i = 0; i < 6; i++) {
+      await expect(pool.run('inspect', { xml: bytes(`<s${i}/>`) })).resolves.toMatchObject({ root: `s${i}` });
+    }
     await vi.waitFor(() => expect(pool.recycledWorkers).toBe(1), { timeout: 60_000 });
-    expect(pool.threadIds).not.toContain(first);
-    expect(pool.threadIds).toContain(second);
-    for (let i = 0; i < 200 && pool.recycledWorkers < 2; i++) await pair();
-    await vi.waitFor(() => expect(pool.recycledWorkers).toBe(2), { timeout: 60_000 });
-    // The second worker, now the oldest, went next; the first successor stays.
-    expect(pool.threadIds).not.toContain(second);
-    expect(pool.threadIds).toHaveLength(2);
+    expect(pool.threadIds).toContain(older);
+    expect(pool.threadIds).not.toContain(younger);
+    expect((await slow).values).toEqual(['0']);
+  });
+
+  it('rejects the calls still running when it closes', async () => {
+    pool = new EnginePool({ size: 1 });
+    const slowText = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(10_000)}</r>`);
+    const slow = pool.run('query', {
+      xml: slowText,
+      xpath: "count(//a[contains(string(/), 'zzz')])",
+      namespaces: {},
+    });
+    const outcome = expect(slow).rejects.toThrow('closed');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await pool.close();
+    await outcome;
   });
 
   it('keeps answering concurrent calls, with cached documents, while workers are recycled', async () => {
