@@ -22,6 +22,8 @@ export interface PoolOptions {
   maxHeapBytes?: number;
   /** Calls the pool serves between two recycles: each time, its most used worker is replaced. */
   maxCalls?: number;
+  /** How long a successor may take to load libxml2; past it, it is dropped and the old worker serves on. */
+  warmupTimeoutMs?: number;
 }
 
 export interface RunOptions {
@@ -74,6 +76,7 @@ export class EnginePool {
   readonly #maxQueued: number;
   readonly #maxHeapBytes: number;
   readonly #maxCalls: number;
+  readonly #warmupTimeoutMs: number;
   #retired = 0;
   #recycled = 0;
   #coldCalls = 0;
@@ -94,6 +97,7 @@ export class EnginePool {
     this.#maxQueued = options.maxQueued ?? MAX_QUEUED_CALLS;
     this.#maxHeapBytes = options.maxHeapBytes ?? MAX_WORKER_HEAP_BYTES;
     this.#maxCalls = Math.max(1, options.maxCalls ?? MAX_WORKER_CALLS);
+    this.#warmupTimeoutMs = options.warmupTimeoutMs ?? this.#timeoutMs;
   }
 
   run<K extends OperationName>(
@@ -128,6 +132,7 @@ export class EnginePool {
     this.#closed = true;
     for (const job of this.#queue.drain()) job.reject(new Error('The engine pool is closed.'));
     const successor = this.#recycling?.successor;
+    if (successor?.timer) clearTimeout(successor.timer);
     this.#recycling = null;
     this.#home.clear();
     await Promise.all([
@@ -241,6 +246,8 @@ export class EnginePool {
     slot.ready = true;
     const old = this.#recycling;
     if (old?.successor !== slot) return;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
     // The old worker hands over now if it is idle, else after its current call (#onReply).
     if (old.job === null) {
       this.#handOver(old);
@@ -260,7 +267,14 @@ export class EnginePool {
     if (!busiest) return;
     this.#sinceRecycle = 0;
     this.#recycling = busiest;
-    busiest.successor = this.#create();
+    const successor = this.#create();
+    busiest.successor = successor;
+    // A successor that never loads must not hold up recycling for good.
+    successor.timer = setTimeout(
+      () => this.#replace(successor, timedOut(this.#warmupTimeoutMs)),
+      this.#warmupTimeoutMs,
+    );
+    successor.timer.unref();
   }
 
   /** The idle worker leaves; its warmed successor takes its place and its clients. */
@@ -330,6 +344,7 @@ export class EnginePool {
   #replace(slot: Slot, error: Error): void {
     if (this.#recycling?.successor === slot) {
       // The successor failed while warming up: the old worker serves on and retries later.
+      if (slot.timer) clearTimeout(slot.timer);
       this.#recycling.successor = null;
       this.#recycling = null;
       slot.worker.removeAllListeners('exit');

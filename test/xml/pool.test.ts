@@ -119,6 +119,22 @@ describe('EnginePool', () => {
     expect((await slow).values).toEqual(['0']);
   });
 
+  it('drops a successor that does not load in time, and the old worker serves on', async () => {
+    // No worker loads libxml2 within 1 ms: every recycle is abandoned.
+    pool = new EnginePool({ size: 1, maxCalls: 2, warmupTimeoutMs: 1 });
+    const count = (n: number) =>
+      pool.run('query', { xml: bytes(`<r>${'<a/>'.repeat(n)}</r>`), xpath: 'count(//a)', namespaces: {} });
+    expect((await count(0)).values).toEqual(['0']);
+    const [first] = pool.threadIds;
+    for (let i = 1; i <= 8; i++) {
+      expect((await count(i)).values).toEqual([String(i)]);
+      // Room for a successor that had not been dropped to load and take over.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(pool.recycledWorkers).toBe(0);
+    expect(pool.threadIds).toEqual([first]);
+  });
+
   it('rejects the calls still running when it closes', async () => {
     pool = new EnginePool({ size: 1 });
     const slowText = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(10_000)}</r>`);
