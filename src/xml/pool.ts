@@ -52,8 +52,10 @@ interface Slot {
   ready: boolean;
   /** Calls it has answered: the worker that has served the most is the next to be recycled. */
   served: number;
-  /** The fresh worker warming up to take this one's place (recycling by age). */
+  /** The fresh worker warming up to take this one's place (recycling). */
   successor: Slot | null;
+  /** While this worker warms up as a successor: the deadline for it to load libxml2. */
+  warmup: NodeJS.Timeout | null;
 }
 
 /**
@@ -132,7 +134,7 @@ export class EnginePool {
     this.#closed = true;
     for (const job of this.#queue.drain()) job.reject(new Error('The engine pool is closed.'));
     const successor = this.#recycling?.successor;
-    if (successor?.timer) clearTimeout(successor.timer);
+    if (successor) endWarmup(successor);
     this.#recycling = null;
     this.#home.clear();
     await Promise.all([
@@ -194,6 +196,7 @@ export class EnginePool {
       worker,
       job: null,
       timer: null,
+      warmup: null,
       onAbort: null,
       ready: false,
       served: 0,
@@ -244,10 +247,9 @@ export class EnginePool {
 
   #onReady(slot: Slot): void {
     slot.ready = true;
+    endWarmup(slot);
     const old = this.#recycling;
     if (old?.successor !== slot) return;
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = null;
     // The old worker hands over now if it is idle, else after its current call (#onReply).
     if (old.job === null) {
       this.#handOver(old);
@@ -270,11 +272,11 @@ export class EnginePool {
     const successor = this.#create();
     busiest.successor = successor;
     // A successor that never loads must not hold up recycling for good.
-    successor.timer = setTimeout(
+    successor.warmup = setTimeout(
       () => this.#replace(successor, timedOut(this.#warmupTimeoutMs)),
       this.#warmupTimeoutMs,
     );
-    successor.timer.unref();
+    successor.warmup.unref();
   }
 
   /** The idle worker leaves; its warmed successor takes its place and its clients. */
@@ -298,8 +300,14 @@ export class EnginePool {
     const successor = slot.successor;
     slot.successor = null;
     if (this.#recycling === slot) this.#recycling = null;
-    if (successor) this.#slots.splice(index, 1, successor);
-    else this.#slots.splice(index, 1);
+    if (successor) {
+      // Taking over before it loaded, it is a worker in service now: its first call waits for
+      // the load under that call's own deadline, not the warm-up's.
+      endWarmup(successor);
+      this.#slots.splice(index, 1, successor);
+    } else {
+      this.#slots.splice(index, 1);
+    }
     for (const [client, home] of this.#home) {
       if (home !== slot) continue;
       if (successor) this.#home.set(client, successor);
@@ -344,7 +352,7 @@ export class EnginePool {
   #replace(slot: Slot, error: Error): void {
     if (this.#recycling?.successor === slot) {
       // The successor failed while warming up: the old worker serves on and retries later.
-      if (slot.timer) clearTimeout(slot.timer);
+      endWarmup(slot);
       this.#recycling.successor = null;
       this.#recycling = null;
       slot.worker.removeAllListeners('exit');
@@ -357,6 +365,11 @@ export class EnginePool {
     this.#remove(slot);
     if (!this.#closed) this.#dispatch();
   }
+}
+
+function endWarmup(slot: Slot): void {
+  if (slot.warmup) clearTimeout(slot.warmup);
+  slot.warmup = null;
 }
 
 /** The call may keep or reuse its client's parsed document (see `cacheAs` in operations.ts). */

@@ -135,6 +135,27 @@ describe('EnginePool', () => {
     expect(pool.threadIds).toEqual([first]);
   });
 
+  it('keeps a successor that took over before it loaded, past the warm-up deadline', async () => {
+    pool = new EnginePool({ size: 1, maxCalls: 1, warmupTimeoutMs: 500 });
+    await expect(pool.run('inspect', { xml: bytes('<r/>') })).resolves.toMatchObject({ root: 'r' });
+    // That call started a recycle. Cancelling the next call ends the old worker at once, so the
+    // successor, still loading libxml2, takes its place.
+    const controller = new AbortController();
+    const slowText = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(10_000)}</r>`);
+    const slow = pool.run(
+      'query',
+      { xml: slowText, xpath: "count(//a[contains(string(/), 'zzz')])", namespaces: {} },
+      { signal: controller.signal },
+    );
+    controller.abort();
+    await expect(slow).rejects.toThrow('cancelled');
+    const [successor] = pool.threadIds;
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(pool.threadIds).toEqual([successor]);
+    await expect(pool.run('inspect', { xml: bytes('<s/>') })).resolves.toMatchObject({ root: 's' });
+    expect(pool.threadIds).toEqual([successor]);
+  });
+
   it('rejects the calls still running when it closes', async () => {
     pool = new EnginePool({ size: 1 });
     const slowText = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(10_000)}</r>`);
