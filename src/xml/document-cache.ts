@@ -15,8 +15,8 @@ interface Entry {
  * its own entries, so no content crosses sessions (the bounds are shared: a session can notice
  * that another's documents evicted its own, never what they were). Bounded by the
  * total size of the cached texts; the least recently used entry is disposed first (the
- * WebAssembly heap gets the space back for the next parse). Large documents are kept one at a
- * time, so the heap holds at most one large tree (`releaseLarge`).
+ * WebAssembly heap gets the space back for the next parse). `releaseLarge` frees the large
+ * ones, which the worker does before it parses another (operations.ts).
  */
 export class DocumentCache {
   readonly #entries = new Map<string, Entry>();
@@ -24,7 +24,7 @@ export class DocumentCache {
   readonly #largeBytes: number;
   #bytes = 0;
 
-  /** `largeBytes`: documents this large are kept one at a time (see `releaseLarge`). */
+  /** `largeBytes`: the size from which `releaseLarge` frees a document. */
   constructor(maxBytes: number, largeBytes = Number.POSITIVE_INFINITY) {
     this.#maxBytes = maxBytes;
     this.#largeBytes = largeBytes;
@@ -47,7 +47,6 @@ export class DocumentCache {
     use: (doc: XmlDocument) => T,
   ): T {
     if (source.byteLength > this.#maxBytes) {
-      this.releaseLarge();
       const doc = parse();
       try {
         return use(doc);
@@ -65,7 +64,6 @@ export class DocumentCache {
     if (entry) {
       this.#entries.delete(key);
     } else {
-      if (source.byteLength >= this.#largeBytes) this.releaseLarge();
       entry = { doc: parse(), client, source };
       this.#makeRoom(source.byteLength);
       this.#bytes += source.byteLength;
@@ -75,9 +73,8 @@ export class DocumentCache {
   }
 
   /**
-   * Disposes every cached document of `largeBytes` or more, whoever sent it. Called before a large
-   * document is parsed (cached or not): the new tree takes their place in the heap rather than
-   * growing it, which never shrinks.
+   * Disposes every cached document of `largeBytes` or more, whoever sent it, so that a large
+   * document parsed next takes their place in the heap, which never shrinks, instead of growing it.
    */
   releaseLarge(): void {
     for (const [key, entry] of this.#entries) {

@@ -29,7 +29,10 @@ export type OperationName = keyof Operations;
 /** This thread's parsed documents; only query and inspect share a parse, so only they use it. */
 const cache = new DocumentCache(MAX_CACHED_DOCUMENT_BYTES, LARGE_DOCUMENT_BYTES);
 
-/** A large document parsed outside the cache first frees the cached large trees (see limits.ts). */
+/**
+ * Called before every parse, by every tool: a large document first frees the cached large trees,
+ * so a worker holds one at a time (see LARGE_DOCUMENT_BYTES). A cache hit parses nothing.
+ */
 function makeRoomFor(...documents: Uint8Array[]): void {
   if (documents.some((document) => document.byteLength >= LARGE_DOCUMENT_BYTES)) cache.releaseLarge();
 }
@@ -39,9 +42,12 @@ function withQueryDocument<T>(
   cacheAs: string | undefined,
   use: (doc: ReturnType<typeof parseDocument>) => T,
 ): T {
-  if (cacheAs !== undefined) return cache.use(cacheAs, 'query', xml, () => parseDocument(xml, 'query'), use);
-  makeRoomFor(xml);
-  const doc = parseDocument(xml, 'query');
+  const parse = () => {
+    makeRoomFor(xml);
+    return parseDocument(xml, 'query');
+  };
+  if (cacheAs !== undefined) return cache.use(cacheAs, 'query', xml, parse, use);
+  const doc = parse();
   try {
     return use(doc);
   } finally {
