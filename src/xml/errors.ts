@@ -44,3 +44,17 @@ export class EngineError extends Error {
     return data;
   }
 }
+
+/**
+ * A WebAssembly trap (`RuntimeError`: "null function", "table index is out of bounds", an
+ * unreachable) or a stack overflow (`RangeError`) thrown out of libxml2. Either can leave
+ * libxml2's memory corrupt, so it must never be re-labelled as an ordinary failure of the input:
+ * it reaches the worker entry, which has the worker replaced (docs/security-model.md).
+ */
+export function isEngineTrap(error: unknown): boolean {
+  return error instanceof RuntimeError || error instanceof RangeError;
+}
+
+// @types/node leaves the WebAssembly namespace's values undeclared without the DOM library.
+const { RuntimeError } = (globalThis as unknown as { WebAssembly: { RuntimeError: ErrorConstructor } })
+  .WebAssembly;

@@ -32,6 +32,16 @@ export const MAX_XPATH_LENGTH = 2048;
 export const MAX_XPATH_NESTING = 32;
 
 /**
+ * Links in the longest chain of schema definitions that refer to one another (restriction and
+ * extension bases, list item types, union members, group and attribute-group references,
+ * substitution groups). libxml2's schema compiler recurses once per link on libxml2-wasm's
+ * 64 KiB stack, 16 bytes a link for simple-type chains declared in reverse: 4,000 links fill the
+ * stack and 6,000 overwrite libxml2's static data without a trap (measured in a worker,
+ * docs/security-model.md). Real schemas chain a handful; 500 links use an eighth of the stack.
+ */
+export const MAX_SCHEMA_CHAIN = 500;
+
+/**
  * XPath steps one evaluation may take (libxml2's opLimit). `count(//record)` on an 8 MiB document
  * takes ~5·10^5; `count(//*[count(//*) > 0])` on a large one is stopped within ~0.3 s.
  */

@@ -2,7 +2,7 @@ import { type CheckResult, check } from './check.js';
 import { DocumentCache } from './document-cache.js';
 import { type FormatOptions, format } from './format.js';
 import { type InspectResult, inspectDocument } from './inspect.js';
-import { LARGE_DOCUMENT_BYTES, MAX_CACHED_DOCUMENT_BYTES } from './limits.js';
+import { LARGE_DOCUMENT_BYTES, MAX_CACHED_DOCUMENT_BYTES, MAX_SCHEMA_CHAIN } from './limits.js';
 import { parseDocument } from './parse.js';
 import { type OutputBudget, type QueryResult, queryDocument } from './query.js';
 import { type ValidateResult, validate } from './validate.js';
@@ -25,6 +25,18 @@ export interface Operations {
 }
 
 export type OperationName = keyof Operations;
+
+/** Bounds a pool may set for its workers (`PoolOptions`); the defaults are limits.ts's. */
+export interface EngineLimits {
+  maxSchemaChain?: number;
+}
+
+const limits: Required<EngineLimits> = { maxSchemaChain: MAX_SCHEMA_CHAIN };
+
+/** Called once by the worker entry, before the first call, with what the pool passed it. */
+export function configureLimits(overrides: EngineLimits): void {
+  if (overrides.maxSchemaChain !== undefined) limits.maxSchemaChain = overrides.maxSchemaChain;
+}
 
 /** This thread's parsed documents; only query and inspect share a parse, so only they use it. */
 const cache = new DocumentCache(MAX_CACHED_DOCUMENT_BYTES, LARGE_DOCUMENT_BYTES);
@@ -68,7 +80,7 @@ export const operations: { [K in OperationName]: (args: Operations[K]['args']) =
     },
     validate: ({ xml, xsd }) => {
       makeRoomFor(xml, xsd);
-      return validate(xml, xsd);
+      return validate(xml, xsd, limits);
     },
     format: ({ xml, indent, emptyElements }) => {
       makeRoomFor(xml);

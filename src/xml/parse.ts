@@ -1,6 +1,6 @@
 import { ParseOption, XmlDocument, XmlParseError } from 'libxml2-wasm';
 import { xmlFreeDtd, xmlGetIntSubset, xmlUnlinkNode } from 'libxml2-wasm/lib/libxml2.mjs';
-import { EngineError } from './errors.js';
+import { EngineError, isEngineTrap } from './errors.js';
 import { MAX_DOCUMENT_BYTES, MAX_ELEMENT_DEPTH, MAX_NAME_LENGTH } from './limits.js';
 
 /**
@@ -108,6 +108,7 @@ function dropInternalSubset(doc: XmlDocument): void {
 }
 
 function toNotWellFormed(error: unknown, argument: string): EngineError {
+  if (isEngineTrap(error)) throw error;
   if (!(error instanceof XmlParseError)) {
     return new EngineError({
       code: 'not-well-formed',

@@ -8,7 +8,7 @@ import {
   MAX_WORKER_CALLS,
   MAX_WORKER_HEAP_BYTES,
 } from './limits.js';
-import type { OperationName, Operations } from './operations.js';
+import type { EngineLimits, OperationName, Operations } from './operations.js';
 import type { WorkerForget, WorkerReady, WorkerReply, WorkerRequest } from './worker.js';
 
 export interface PoolOptions {
@@ -24,6 +24,8 @@ export interface PoolOptions {
   maxCalls?: number;
   /** How long a successor may take to load libxml2; past it, it is dropped and the old worker serves on. */
   warmupTimeoutMs?: number;
+  /** Bounds the workers apply to their inputs, for tests that must get past one (defaults: limits.ts). */
+  engineLimits?: EngineLimits;
 }
 
 export interface RunOptions {
@@ -79,6 +81,7 @@ export class EnginePool {
   readonly #maxHeapBytes: number;
   readonly #maxCalls: number;
   readonly #warmupTimeoutMs: number;
+  readonly #engineLimits: EngineLimits;
   #retired = 0;
   #recycled = 0;
   #coldCalls = 0;
@@ -100,6 +103,7 @@ export class EnginePool {
     this.#maxHeapBytes = options.maxHeapBytes ?? MAX_WORKER_HEAP_BYTES;
     this.#maxCalls = Math.max(1, options.maxCalls ?? MAX_WORKER_CALLS);
     this.#warmupTimeoutMs = options.warmupTimeoutMs ?? this.#timeoutMs;
+    this.#engineLimits = options.engineLimits ?? {};
   }
 
   run<K extends OperationName>(
@@ -191,7 +195,7 @@ export class EnginePool {
   }
 
   #create(): Slot {
-    const worker = new Worker(workerUrl());
+    const worker = new Worker(workerUrl(), { workerData: this.#engineLimits });
     const slot: Slot = {
       worker,
       job: null,

@@ -4,6 +4,7 @@ import {
   XmlNodeType,
   XmlNsStruct,
   XmlTreeCommonStruct,
+  xmlNodeGetContent,
 } from 'libxml2-wasm/lib/libxml2.mjs';
 
 /**
@@ -60,4 +61,25 @@ export function namespaceOf(element: number): { uri: string; prefix: string | nu
   const ns = XmlNamedNodeStruct.namespace(element);
   if (ns === 0) return null;
   return { uri: XmlNsStruct.href(ns) ?? '', prefix: XmlNsStruct.prefix(ns) || null };
+}
+
+/**
+ * The element's attributes whose local name `wanted` accepts, as [local name, value] in document
+ * order; only their values are read, since each one is copied out of the WebAssembly heap.
+ */
+export function attributesOf(
+  element: number,
+  wanted: (name: string) => boolean,
+): Array<[name: string, value: string]> {
+  const attributes: Array<[string, string]> = [];
+  for (let attr = XmlNodeStruct.properties(element); attr !== 0; attr = XmlTreeCommonStruct.next(attr)) {
+    const name = XmlTreeCommonStruct.name_(attr);
+    if (wanted(name)) attributes.push([name, xmlNodeGetContent(attr)]);
+  }
+  return attributes;
+}
+
+/** The node's local name (its name without prefix). */
+export function localName(node: number): string {
+  return XmlTreeCommonStruct.name_(node);
 }

@@ -1,7 +1,8 @@
 import { XmlValidateError, XsdValidator } from 'libxml2-wasm';
-import { EngineError } from './errors.js';
+import { EngineError, isEngineTrap } from './errors.js';
 import { documentPointer, parseDocument, type XmlSource } from './parse.js';
 import { evaluate } from './query.js';
+import { refuseDeepSchemaChains } from './schema-chains.js';
 
 export interface Violation {
   message: string;
@@ -18,14 +19,20 @@ export interface ValidateResult {
 const XSD = 'http://www.w3.org/2001/XMLSchema';
 
 /** Validates against an XSD 1.0 schema given as text. Nothing the schema points to is fetched. */
-export function validate(xml: XmlSource, xsd: XmlSource): ValidateResult {
+export interface ValidateLimits {
+  /** Longest chain of schema definitions compiled (MAX_SCHEMA_CHAIN). */
+  maxSchemaChain?: number;
+}
+
+export function validate(xml: XmlSource, xsd: XmlSource, limits: ValidateLimits = {}): ValidateResult {
   const schemaDoc = parseDocument(xsd, 'validate', 'xsd');
   let validator: XsdValidator;
   try {
     refuseExternalSchemaParts(documentPointer(schemaDoc));
+    refuseDeepSchemaChains(documentPointer(schemaDoc), limits.maxSchemaChain);
     validator = XsdValidator.fromDoc(schemaDoc);
   } catch (error) {
-    if (error instanceof EngineError) throw error;
+    if (error instanceof EngineError || isEngineTrap(error)) throw error;
     throw new EngineError({
       code: 'invalid-schema',
       message: `The \`xsd\` argument is not a usable XML Schema: ${describe(error)}`,

@@ -1,7 +1,8 @@
 /**
- * Access to libxml2's WebAssembly memory, which libxml2-wasm keeps private. Two things need it:
- * the XPath operation limit (a field of xmlXPathContext the library has no setter for) and the
- * heap size (the memory never shrinks, so a worker whose heap grew too far is replaced).
+ * Access to libxml2's WebAssembly memory, which libxml2-wasm keeps private. Three things need it:
+ * the XPath operation limit (a field of xmlXPathContext the library has no setter for), the
+ * heap size (the memory never shrinks, so a worker whose heap grew too far is replaced), and the
+ * stack guard (stack-guard.ts: the stack has no overflow check of its own).
  *
  * The memory is caught as the module is instantiated, so `captureWasmMemory()` must run before
  * libxml2-wasm is first imported (the worker entry and the test setup do so). Without it every
@@ -20,6 +21,7 @@ interface WasmApi {
 
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 let memory: WasmMemory | undefined;
+let stackPointerOf: (() => number) | undefined;
 let installed = false;
 
 export function captureWasmMemory(): void {
@@ -37,6 +39,8 @@ export function captureWasmMemory(): void {
       ...Object.values(imports ?? {}).flatMap((ns) => Object.values(ns)),
     ];
     memory = candidates.find((value): value is WasmMemory => value instanceof wasm.Memory) ?? memory;
+    const getStackPointer = instance.exports.emscripten_stack_get_current;
+    if (typeof getStackPointer === 'function') stackPointerOf = getStackPointer as () => number;
     return result;
   };
 }
@@ -44,6 +48,11 @@ export function captureWasmMemory(): void {
 /** Current size of libxml2's heap in bytes, or undefined when the memory was not captured. */
 export function wasmHeapBytes(): number | undefined {
   return memory?.buffer.byteLength;
+}
+
+/** libxml2's stack pointer now (the stack grows down), or undefined when the module was not captured. */
+export function stackPointer(): number | undefined {
+  return stackPointerOf?.();
 }
 
 export function readI32(address: number): number | undefined {

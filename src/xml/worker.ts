@@ -1,6 +1,7 @@
-import { parentPort } from 'node:worker_threads';
-import { EngineError, type EngineErrorData } from './errors.js';
-import type { OperationName } from './operations.js';
+import { parentPort, workerData } from 'node:worker_threads';
+import { EngineError, type EngineErrorData, isEngineTrap } from './errors.js';
+import type { EngineLimits, OperationName } from './operations.js';
+import { armStackGuard } from './stack-guard.js';
 import { captureWasmMemory, wasmHeapBytes } from './wasm-memory.js';
 
 // Before libxml2-wasm loads (it instantiates on import), so its memory can be reached.
@@ -11,7 +12,10 @@ captureWasmMemory();
 console.error = () => {};
 console.log = () => {};
 console.warn = () => {};
-const { operations, forgetClient } = await import('./operations.js');
+const { operations, forgetClient, configureLimits } = await import('./operations.js');
+configureLimits((workerData ?? {}) as EngineLimits);
+// libxml2 has loaded (it instantiates on import) and no call is running: the stack is at rest.
+const stackGuard = armStackGuard();
 
 /** One engine call on this worker; the pool sends one at a time. */
 export interface WorkerRequest {
@@ -54,13 +58,26 @@ port.on('message', (request: WorkerRequest | WorkerForget) => {
   } catch (error) {
     reply = { id: request.id, ok: false, ...describeFailure(error), heapBytes: wasmHeapBytes() };
   }
+  // Checked after every call, whatever it answered: an overflow that did not trap looks like
+  // success (a schema chain answered `Valid`), and its answer cannot be trusted either.
+  const breach = stackGuard?.breach();
+  if (breach !== undefined) reply = { id: request.id, ok: false, ...corrupted(breach) };
   port.postMessage(reply);
 });
 
+function corrupted(breach: string): { error: EngineErrorData; poisoned: true } {
+  return {
+    error: {
+      code: 'engine-crashed',
+      message: `The XML engine overran its stack on this input (${breach}), so its answer was discarded and the engine restarted. Simplify the document, schema or expression and call again.`,
+    },
+    poisoned: true,
+  };
+}
+
 function describeFailure(error: unknown): { error: EngineErrorData; poisoned: boolean } {
   if (error instanceof EngineError) return { error: error.toData(), poisoned: false };
-  // A WebAssembly trap (stack overflow, "null function") can leave libxml2's state corrupt.
-  const poisoned = error instanceof Error && (error.name === 'RuntimeError' || error instanceof RangeError);
+  const poisoned = isEngineTrap(error);
   const reason = error instanceof Error ? error.message : String(error);
   return {
     error: {
