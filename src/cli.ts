@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { type HttpTransport, serveHttp } from './transports/serve-http.js';
 import { runStdio } from './transports/serve-stdio.js';
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './transports/sessions.js';
 import { VERSION } from './version.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './xml/limits.js';
 import { EnginePool } from './xml/pool.js';
@@ -17,6 +18,11 @@ Options:
   --host H           HTTP address to bind (default: 127.0.0.1; no authentication: put a gateway in front of a routable address)
   --port P           HTTP port (default: 8000 for streamable-http, 8001 for sse; 0 picks a free one)
   --timeout-ms N     Time budget of one tool call in milliseconds (default: ${DEFAULT_CALL_TIMEOUT_MS})
+  --max-sessions N   HTTP sessions open at once (default: ${DEFAULT_SESSION_LIMITS.maxSessions}); when full, a new one evicts the session idle longest
+  --session-idle-ms MS
+                     Close an HTTP session after this long without a request (default: ${DEFAULT_SESSION_LIMITS.idleMs})
+  --session-evict-after-ms MS
+                     How long a session must have been idle before a new one may evict it (default: ${DEFAULT_SESSION_LIMITS.evictableAfterMs}; 0: at once)
   --version          Print the version and exit
   --help             Print this help and exit
 `;
@@ -35,7 +41,12 @@ interface Settings {
   host: string;
   port: number;
   timeoutMs: number;
+  sessions: SessionLimits;
 }
+
+/** Wide enough for any deployment; the upper ends only keep typos (an extra zero or three) out. */
+const MAX_SESSIONS_FLAG = 100_000;
+const MAX_SESSION_MS_FLAG = 7 * 24 * 60 * 60 * 1000;
 
 function integerFlag(
   value: string | undefined,
@@ -61,6 +72,9 @@ function settingsFromArgv(): Settings {
         host: { type: 'string', default: '127.0.0.1' },
         port: { type: 'string' },
         'timeout-ms': { type: 'string' },
+        'max-sessions': { type: 'string' },
+        'session-idle-ms': { type: 'string' },
+        'session-evict-after-ms': { type: 'string' },
         version: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -97,7 +111,30 @@ function settingsFromArgv(): Settings {
     3_600_000,
     DEFAULT_CALL_TIMEOUT_MS,
   );
-  return { transport, host: flags.host as string, port, timeoutMs };
+  const sessions: SessionLimits = {
+    maxSessions: integerFlag(
+      flags['max-sessions'] as string | undefined,
+      'max-sessions',
+      1,
+      MAX_SESSIONS_FLAG,
+      DEFAULT_SESSION_LIMITS.maxSessions,
+    ),
+    idleMs: integerFlag(
+      flags['session-idle-ms'] as string | undefined,
+      'session-idle-ms',
+      1,
+      MAX_SESSION_MS_FLAG,
+      DEFAULT_SESSION_LIMITS.idleMs,
+    ),
+    evictableAfterMs: integerFlag(
+      flags['session-evict-after-ms'] as string | undefined,
+      'session-evict-after-ms',
+      0,
+      MAX_SESSION_MS_FLAG,
+      DEFAULT_SESSION_LIMITS.evictableAfterMs,
+    ),
+  };
+  return { transport, host: flags.host as string, port, timeoutMs, sessions };
 }
 
 async function main(): Promise<void> {
@@ -123,6 +160,7 @@ async function main(): Promise<void> {
     host: settings.host,
     port: settings.port,
     onError,
+    limits: settings.sessions,
   });
   stop = listening.close;
   log(`${settings.transport} listening on ${listening.url}`);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from '@modelcontextprotocol/server';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import { createServer } from '../server.js';
 import type { EnginePool } from '../xml/pool.js';
@@ -9,7 +10,9 @@ export const SSE_PATH = '/sse';
 export const MESSAGES_PATH = '/messages/';
 
 interface SseSession {
+  readonly id: string;
   transport: SSEServerTransport;
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -33,14 +36,26 @@ export function createSseEndpoint(
   const sessions = new SessionRegistry<SseSession>(limits);
 
   async function open(res: ServerResponse): Promise<void> {
-    if (sessions.full) {
-      replyError(res, 503, -32000, 'Service Unavailable: too many open sessions; retry later.');
+    // The stream is the session itself, not one of its requests: only POSTs count as activity,
+    // or no SSE session could ever be evicted or reaped
+    // (docs/adr/0009-evict-the-longest-idle-session.md).
+    const admission = sessions.admit(() => {
+      const transport = new SSEServerTransport(MESSAGES_PATH, res);
+      const server = createServer(engine, { cacheDocuments: true });
+      return { id: transport.sessionId, transport, server, close: () => server.close() };
+    });
+    if (!admission.ok) {
+      const seconds = admission.retryAfterSeconds;
+      replyError(
+        res,
+        503,
+        -32000,
+        `Service Unavailable: all ${sessions.size} sessions are active (in use or used within seconds); retry in ${seconds} s.`,
+        { 'Retry-After': String(seconds) },
+      );
       return;
     }
-    const transport = new SSEServerTransport(MESSAGES_PATH, res);
-    const server = createServer(engine, { cacheDocuments: true });
-    const id = transport.sessionId;
-    sessions.add(id, { transport, close: () => server.close() });
+    const { id, server, transport } = admission.session;
     res.on('close', () => {
       sessions.remove(id);
       server.close().catch(onError);
@@ -49,8 +64,8 @@ export function createSseEndpoint(
   }
 
   async function post(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const id = url.searchParams.get('sessionId');
-    const session = id === null ? undefined : sessions.touch(id);
+    const id = url.searchParams.get('sessionId') ?? '';
+    const session = sessions.begin(id);
     if (!session) {
       replyError(
         res,
@@ -60,6 +75,7 @@ export function createSseEndpoint(
       );
       return;
     }
+    res.once('close', () => sessions.end(id));
     const read = await readJsonBody(req, res);
     if (!read.ok) return;
     await session.transport.handlePostMessage(req, res, read.body);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import type { Server } from '@modelcontextprotocol/server';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import { createServer } from '../server.js';
 import type { EnginePool } from '../xml/pool.js';
@@ -10,7 +11,9 @@ import { type SessionLimits, SessionRegistry } from './sessions.js';
 export const MCP_PATH = '/mcp';
 
 interface LegacySession {
+  readonly id: string;
   transport: NodeStreamableHTTPServerTransport;
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -22,10 +25,11 @@ export interface StreamableHttpEndpoint {
 }
 
 /**
- * One `/mcp` endpoint for both eras (SPEC §4). Requests carrying the 2026-07-28 envelope go to
- * the SDK's stateless `createMcpHandler`; everything else (the 2025 `initialize` handshake and
- * the session it opens) goes to one sessionful SDK transport per session. The SDK's
- * `isLegacyRequest` makes the routing decision, so it cannot disagree with the SDK.
+ * One `/mcp` endpoint for both eras (docs/adr/0004-one-http-endpoint-two-eras.md). Requests
+ * carrying the 2026-07-28 envelope go to the SDK's stateless `createMcpHandler`; everything else
+ * (the 2025 `initialize` handshake and the session it opens) goes to one sessionful SDK transport
+ * per session. The SDK's `isLegacyRequest` makes the routing decision, so it cannot disagree
+ * with the SDK.
  */
 export function createStreamableHttpEndpoint(
   engine: EnginePool,
@@ -42,29 +46,52 @@ export function createStreamableHttpEndpoint(
   const serveModern = toNodeHandler(modern, { onerror: onError, maxRequestBodySize: MAX_HTTP_BODY_BYTES });
   const sessions = new SessionRegistry<LegacySession>(limits);
 
+  function newSession(): LegacySession {
+    // The id is ours, not the SDK's, so the session holds its slot from the moment it is admitted.
+    const id = randomUUID();
+    const server = createServer(engine, { cacheDocuments: true });
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      maxRequestBodySize: MAX_HTTP_BODY_BYTES,
+      onsessionclosed: () => sessions.remove(id),
+    });
+    // Closing the server closes its transport, whose close frees the session's parsed documents.
+    return { id, transport, server, close: () => server.close() };
+  }
+
+  /**
+   * The request counts as activity of its session until its response closes: a running call or
+   * an open GET stream keeps the session from being evicted or reaped, since a client that has
+   * left closes both (docs/adr/0009-evict-the-longest-idle-session.md).
+   */
+  function inFlightUntilClosed(id: string, res: ServerResponse): LegacySession | undefined {
+    const session = sessions.begin(id);
+    if (session) res.once('close', () => sessions.end(id));
+    return session;
+  }
+
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    if (sessions.full) {
+    const admission = sessions.admit(newSession);
+    if (!admission.ok) {
+      const seconds = admission.retryAfterSeconds;
       replyError(
         res,
         503,
         -32000,
-        'Service Unavailable: too many open sessions; close one (DELETE /mcp) or retry later.',
+        `Service Unavailable: all ${sessions.size} sessions are active (in use or used within seconds); retry in ${seconds} s, or end sessions you no longer use with DELETE /mcp.`,
+        { 'Retry-After': String(seconds) },
       );
       return;
     }
-    const server = createServer(engine, { cacheDocuments: true });
-    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      maxRequestBodySize: MAX_HTTP_BODY_BYTES,
-      onsessioninitialized: (id) => sessions.add(id, session),
-      onsessionclosed: (id) => sessions.remove(id),
+    const { id, server, transport } = admission.session;
+    inFlightUntilClosed(id, res);
+    res.once('close', () => {
+      // The SDK refused the handshake (406, 400…): no session was opened, so free the slot.
+      if (transport.sessionId === undefined) {
+        sessions.remove(id);
+        server.close().catch(onError);
+      }
     });
-    const session: LegacySession = {
-      transport,
-      close: async () => {
-        await server.close();
-      },
-    };
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   }
@@ -72,7 +99,7 @@ export function createStreamableHttpEndpoint(
   async function serveLegacy(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
-      const session = sessions.touch(id);
+      const session = inFlightUntilClosed(id, res);
       if (!session) {
         replyError(
           res,
@@ -131,7 +158,8 @@ export function createStreamableHttpEndpoint(
 
 /**
  * The server→client stream of `GET /mcp` would otherwise send no headers until its first
- * keep-alive (~15 s), leaving the client waiting to learn the stream is open (ENGINE-NOTES.md).
+ * keep-alive (~15 s), leaving the client waiting to learn the stream is open
+ * (docs/adr/0004-one-http-endpoint-two-eras.md).
  */
 function flushHeadersOnWrite(res: ServerResponse): void {
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;

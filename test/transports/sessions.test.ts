@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { SessionRegistry } from '../../src/transports/sessions.js';
+import { type SessionLimits, SessionRegistry } from '../../src/transports/sessions.js';
 
-function fakeSession() {
+function fakeSession(id: string) {
   const session = {
+    id,
     closed: false,
     close: async () => {
       session.closed = true;
@@ -11,34 +12,144 @@ function fakeSession() {
   return session;
 }
 
+type FakeSession = ReturnType<typeof fakeSession>;
+
+/** A registry on a clock the test moves by hand. */
+function registryAt(limits: Partial<SessionLimits>) {
+  const clock = { now: 1_000_000 };
+  const registry = new SessionRegistry<FakeSession>(
+    { maxSessions: 10, idleMs: 60_000, evictableAfterMs: 5_000, ...limits },
+    () => clock.now,
+  );
+  const open = (id: string) => {
+    const admission = registry.admit(() => fakeSession(id));
+    if (!admission.ok) throw new Error(`${id} refused, retry after ${admission.retryAfterSeconds} s`);
+    return admission.session;
+  };
+  return { clock, registry, open };
+}
+
 describe('SessionRegistry', () => {
-  it('reports itself full at the session bound', async () => {
-    const registry = new SessionRegistry({ maxSessions: 2, idleMs: 60_000 });
-    registry.add('a', fakeSession());
-    expect(registry.full).toBe(false);
-    registry.add('b', fakeSession());
-    expect(registry.full).toBe(true);
-    registry.remove('a');
-    expect(registry.full).toBe(false);
+  it('admits sessions up to the bound, then evicts and closes the one idle longest', async () => {
+    const { clock, registry, open } = registryAt({ maxSessions: 3 });
+    const a = open('a');
+    clock.now += 1_000;
+    const b = open('b');
+    clock.now += 1_000;
+    const c = open('c');
+    clock.now += 1_000;
+    registry.begin('a');
+    registry.end('a');
+    clock.now += 10_000;
+    const d = open('d');
+    expect(registry.size).toBe(3);
+    expect([a.closed, b.closed, c.closed, d.closed]).toEqual([false, true, false, false]);
+    expect(registry.begin('b')).toBeUndefined();
+    const e = open('e');
+    expect(c.closed).toBe(true);
+    expect(registry.begin('a')).toBe(a);
+    expect(registry.begin('e')).toBe(e);
     await registry.closeAll();
   });
 
-  it('reaps and closes only sessions idle past the bound', async () => {
-    const registry = new SessionRegistry({ maxSessions: 10, idleMs: 1_000 });
-    const session = fakeSession();
-    registry.add('s', session);
-    expect(await registry.reapIdle(Date.now() + 500)).toBe(0);
-    expect(registry.touch('s')).toBe(session);
-    expect(await registry.reapIdle(Date.now() + 5_000)).toBe(1);
-    expect(session.closed).toBe(true);
-    expect(registry.touch('s')).toBeUndefined();
+  it('never evicts a session with a request in flight, however long it has been running', async () => {
+    const { clock, registry, open } = registryAt({ maxSessions: 2 });
+    const busy = open('busy');
+    registry.begin('busy');
+    clock.now += 1_000;
+    const idle = open('idle');
+    clock.now += 60_000;
+    open('new');
+    expect(busy.closed).toBe(false);
+    expect(idle.closed).toBe(true);
+    await registry.closeAll();
+  });
+
+  it('counts the end of a request as activity, so a long call just finished is not idle', async () => {
+    const { clock, registry, open } = registryAt({ maxSessions: 2 });
+    const longCall = open('long-call');
+    registry.begin('long-call');
+    clock.now += 1_000;
+    const quiet = open('quiet');
+    clock.now += 30_000;
+    registry.end('long-call');
+    clock.now += 6_000;
+    open('new');
+    expect(longCall.closed).toBe(false);
+    expect(quiet.closed).toBe(true);
+    await registry.closeAll();
+  });
+
+  it('refuses while no session has been idle past the floor, with the seconds until one will be', async () => {
+    const { clock, registry, open } = registryAt({ maxSessions: 2, evictableAfterMs: 5_000 });
+    const a = open('a');
+    clock.now += 1_500;
+    open('b');
+    clock.now += 1_000;
+    // `a` has been idle 2.5 s: 2.5 s short of the floor, rounded up.
+    expect(registry.admit(() => fakeSession('c'))).toEqual({ ok: false, retryAfterSeconds: 3 });
+    clock.now += 2_400;
+    expect(registry.admit(() => fakeSession('c'))).toEqual({ ok: false, retryAfterSeconds: 1 });
+    clock.now += 100;
+    expect(registry.admit(() => fakeSession('c')).ok).toBe(true);
+    expect(a.closed).toBe(true);
+    await registry.closeAll();
+  });
+
+  it('asks a newcomer to wait the whole floor when every session is busy, and at least a second', async () => {
+    const slow = registryAt({ maxSessions: 1, evictableAfterMs: 5_000 });
+    slow.open('a');
+    slow.registry.begin('a');
+    slow.clock.now += 60_000;
+    expect(slow.registry.admit(() => fakeSession('b'))).toEqual({ ok: false, retryAfterSeconds: 5 });
+    await slow.registry.closeAll();
+
+    const none = registryAt({ maxSessions: 1, evictableAfterMs: 0 });
+    none.open('a');
+    none.registry.begin('a');
+    expect(none.registry.admit(() => fakeSession('b'))).toEqual({ ok: false, retryAfterSeconds: 1 });
+    await none.registry.closeAll();
+  });
+
+  it('evicts any idle session at once when the floor is 0', async () => {
+    const { registry, open } = registryAt({ maxSessions: 1, evictableAfterMs: 0 });
+    const a = open('a');
+    const b = open('b');
+    expect(a.closed).toBe(true);
+    expect(registry.begin('b')).toBe(b);
+    await registry.closeAll();
+  });
+
+  it('opens nothing when it refuses', async () => {
+    const { registry, open } = registryAt({ maxSessions: 1 });
+    open('a');
+    let opened = false;
+    registry.admit(() => {
+      opened = true;
+      return fakeSession('b');
+    });
+    expect(opened).toBe(false);
+    await registry.closeAll();
+  });
+
+  it('reaps and closes only sessions idle past the bound with nothing in flight', async () => {
+    const { clock, registry, open } = registryAt({ idleMs: 1_000 });
+    const idle = open('idle');
+    const busy = open('busy');
+    registry.begin('busy');
+    clock.now += 500;
+    expect(await registry.reapIdle()).toBe(0);
+    clock.now += 5_000;
+    expect(await registry.reapIdle()).toBe(1);
+    expect(idle.closed).toBe(true);
+    expect(busy.closed).toBe(false);
+    expect(registry.begin('idle')).toBeUndefined();
     await registry.closeAll();
   });
 
   it('closes every session on shutdown', async () => {
-    const registry = new SessionRegistry({ maxSessions: 10, idleMs: 60_000 });
-    const sessions = [fakeSession(), fakeSession()];
-    for (const [i, session] of sessions.entries()) registry.add(String(i), session);
+    const { registry, open } = registryAt({});
+    const sessions = [open('0'), open('1')];
     await registry.closeAll();
     expect(sessions.every((session) => session.closed)).toBe(true);
     expect(registry.size).toBe(0);
