@@ -3,19 +3,21 @@ import {
   DEFAULT_OUTPUT_CHARS,
   MAX_OUTPUT_CHARS,
   MAX_OUTPUT_VALUES,
+  MAX_XPATH_LENGTH,
   MIN_OUTPUT_CHARS,
 } from '../xml/limits.js';
+import { namespacesArgument } from './namespaces-argument.js';
 import { answering, defineTool, encode, toolResult, xmlArgument } from './tool.js';
 
 const input = z.object({
   xml: xmlArgument,
   xpath: z
     .string()
+    .max(MAX_XPATH_LENGTH, {
+      error: `longer than the limit of ${MAX_XPATH_LENGTH} characters; split the question into several shorter queries`,
+    })
     .describe('XPath 1.0 expression, evaluated with the document node as context, e.g. count(//item).'),
-  namespaces: z
-    .record(z.string(), z.string())
-    .optional()
-    .describe("Prefix → namespace URI for prefixes used in xpath; the document's own prefixes are not used."),
+  namespaces: namespacesArgument.optional(),
   max_chars: z
     .int()
     .min(MIN_OUTPUT_CHARS)

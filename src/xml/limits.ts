@@ -32,6 +32,16 @@ export const MAX_XPATH_LENGTH = 2048;
 export const MAX_XPATH_NESTING = 32;
 
 /**
+ * `namespaces` bindings per call, and the length of a prefix and of a URI. A document rarely uses
+ * a dozen namespaces; unbounded, one 96 MiB object of 6.8 million bindings held the main thread
+ * for ~40 s (parsing, validating, copying to a worker). Checked as the arguments are read, on the
+ * main thread, before the call waits for a worker; counting stops at the first binding too many.
+ */
+export const MAX_NAMESPACE_BINDINGS = 256;
+export const MAX_PREFIX_LENGTH = 256;
+export const MAX_NAMESPACE_URI_LENGTH = 4096;
+
+/**
  * Links in the longest chain of schema definitions that refer to one another (restriction and
  * extension bases, list item types, union members, group and attribute-group references,
  * substitution groups). libxml2's schema compiler recurses once per link on libxml2-wasm's
@@ -78,6 +88,13 @@ export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
 
 /** Engine calls waiting for a free worker; one more is refused at once rather than left to time out. */
 export const MAX_QUEUED_CALLS = 256;
+
+/**
+ * What the waiting calls' arguments may hold in all (documents as UTF-8 bytes, other strings by
+ * length): 256 calls of two 8 MiB documents each would otherwise hold 4 GiB. 256 MiB is sixteen
+ * such calls, more than the workers clear in the time a client waits for an answer.
+ */
+export const MAX_QUEUED_BYTES = 256 * 1024 * 1024;
 
 /** Indentation accepted by xml_format. */
 export const MAX_INDENT = 16;

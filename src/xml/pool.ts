@@ -4,6 +4,7 @@ import { EngineError } from './errors.js';
 import { FairQueue } from './fair-queue.js';
 import {
   DEFAULT_CALL_TIMEOUT_MS,
+  MAX_QUEUED_BYTES,
   MAX_QUEUED_CALLS,
   MAX_WORKER_CALLS,
   MAX_WORKER_HEAP_BYTES,
@@ -18,6 +19,8 @@ export interface PoolOptions {
   timeoutMs?: number;
   /** Calls allowed to wait for a worker; past it a call is refused with a `busy` error. */
   maxQueued?: number;
+  /** What the waiting calls' arguments may hold in all (bytes); past it a call is refused as `busy`. */
+  maxQueuedBytes?: number;
   /** WebAssembly heap size past which a worker is replaced after its call. */
   maxHeapBytes?: number;
   /** Calls the pool serves between two recycles: each time, its most used worker is replaced. */
@@ -40,6 +43,8 @@ interface Job {
   op: OperationName;
   args: unknown;
   transfer: ArrayBuffer[];
+  /** What its arguments hold while it waits (MAX_QUEUED_BYTES). */
+  bytes: number;
   signal: AbortSignal | undefined;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
@@ -78,6 +83,8 @@ export class EnginePool {
   readonly #size: number;
   readonly #timeoutMs: number;
   readonly #maxQueued: number;
+  readonly #maxQueuedBytes: number;
+  #queuedBytes = 0;
   readonly #maxHeapBytes: number;
   readonly #maxCalls: number;
   readonly #warmupTimeoutMs: number;
@@ -100,6 +107,7 @@ export class EnginePool {
     this.#size = Math.max(1, options.size ?? availableParallelism());
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.#maxQueued = options.maxQueued ?? MAX_QUEUED_CALLS;
+    this.#maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
     this.#maxHeapBytes = options.maxHeapBytes ?? MAX_WORKER_HEAP_BYTES;
     this.#maxCalls = Math.max(1, options.maxCalls ?? MAX_WORKER_CALLS);
     this.#warmupTimeoutMs = options.warmupTimeoutMs ?? this.#timeoutMs;
@@ -114,6 +122,12 @@ export class EnginePool {
     if (this.#closed) return Promise.reject(new Error('The engine pool is closed.'));
     if (options.signal?.aborted) return Promise.reject(cancelled());
     if (this.#queue.size >= this.#maxQueued) return Promise.reject(busy(this.#maxQueued));
+    const bytes = argumentBytes(args);
+    // A call alone larger than the bound still runs when nothing waits: it is within the
+    // argument limits, and refusing it would refuse it for good.
+    if (this.#queue.size > 0 && this.#queuedBytes + bytes > this.#maxQueuedBytes) {
+      return Promise.reject(busyWithBytes(this.#queuedBytes));
+    }
     return new Promise((resolve, reject) => {
       const job: Job = {
         id: this.#nextId++,
@@ -121,11 +135,13 @@ export class EnginePool {
         op,
         args,
         transfer: transferables(args),
+        bytes,
         signal: options.signal,
         resolve: resolve as (value: unknown) => void,
         reject,
       };
       this.#queue.push(job.client, job);
+      this.#queuedBytes += bytes;
       if (job.signal) {
         job.signal.addEventListener('abort', () => this.#dequeue(job, cancelled()), { once: true });
       }
@@ -137,6 +153,7 @@ export class EnginePool {
   async close(): Promise<void> {
     this.#closed = true;
     for (const job of this.#queue.drain()) job.reject(new Error('The engine pool is closed.'));
+    this.#queuedBytes = 0;
     const successor = this.#recycling?.successor;
     if (successor) endWarmup(successor);
     this.#recycling = null;
@@ -152,7 +169,9 @@ export class EnginePool {
   }
 
   #dequeue(job: Job, error: Error): void {
-    if (this.#queue.remove(job.client, job)) job.reject(error);
+    if (!this.#queue.remove(job.client, job)) return;
+    this.#queuedBytes -= job.bytes;
+    job.reject(error);
   }
 
   /**
@@ -174,6 +193,7 @@ export class EnginePool {
     while (this.#queue.size > 0) {
       if (!this.#slots.some((slot) => slot.job === null) && this.#slots.length >= this.#size) return;
       const job = this.#queue.shift() as Job;
+      this.#queuedBytes -= job.bytes;
       // A client goes back to the worker that served it last, where its documents are kept.
       const home = this.#home.get(job.client);
       const slot =
@@ -381,6 +401,16 @@ function caches(job: Job): boolean {
   return typeof (job.args as { cacheAs?: unknown }).cacheAs === 'string';
 }
 
+/** Documents by their bytes, other strings by their length: what a waiting call keeps alive. */
+function argumentBytes(args: unknown): number {
+  let bytes = 0;
+  for (const value of Object.values(args as Record<string, unknown>)) {
+    if (value instanceof Uint8Array) bytes += value.byteLength;
+    else if (typeof value === 'string') bytes += value.length;
+  }
+  return bytes;
+}
+
 function transferables(args: unknown): ArrayBuffer[] {
   const buffers: ArrayBuffer[] = [];
   for (const value of Object.values(args as Record<string, unknown>)) {
@@ -412,6 +442,14 @@ function busy(queued: number): EngineError {
   return new EngineError({
     code: 'busy',
     message: `The server is busy: ${queued} calls are already waiting for the XML engine. Retry in a moment.`,
+  });
+}
+
+function busyWithBytes(queuedBytes: number): EngineError {
+  const mib = Math.round(queuedBytes / (1024 * 1024));
+  return new EngineError({
+    code: 'busy',
+    message: `The server is busy: ${mib} MiB of documents are already waiting for the XML engine. Retry in a moment.`,
   });
 }
 

@@ -220,6 +220,28 @@ describe('EnginePool', () => {
     expect((await Promise.all(calls)).map((result) => result.root)).toEqual(['r', 'r', 'r']);
   });
 
+  it('bounds the bytes waiting calls hold, and frees them as calls leave the queue', async () => {
+    pool = new EnginePool({ size: 1, maxQueuedBytes: 1000 });
+    const document = () => bytes(`<r>${'x'.repeat(393)}</r>`); // 400 bytes
+    // The first call goes to the worker at once; the next two wait, holding 800 bytes.
+    const calls = Array.from({ length: 3 }, () => pool.run('inspect', { xml: document() }));
+    const overflow = await rejectionOf(pool.run('inspect', { xml: document() }));
+    expect(overflow.code).toBe('busy');
+    expect(overflow.message).toMatch(/MiB of documents are already waiting.*Retry/);
+    expect((await Promise.all(calls)).map((result) => result.root)).toEqual(['r', 'r', 'r']);
+    // The queue emptied: the same call is accepted again.
+    await expect(pool.run('inspect', { xml: document() })).resolves.toMatchObject({ root: 'r' });
+  });
+
+  it('runs a call larger than the byte bound when nothing else waits', async () => {
+    pool = new EnginePool({ size: 1, maxQueuedBytes: 10 });
+    await expect(pool.run('inspect', { xml: bytes('<root-larger-than-ten-bytes/>') })).resolves.toMatchObject(
+      {
+        root: 'root-larger-than-ten-bytes',
+      },
+    );
+  });
+
   it('takes turns between clients, so one busy client does not starve another', async () => {
     pool = new EnginePool({ size: 1 });
     const finished: string[] = [];
