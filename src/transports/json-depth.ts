@@ -15,6 +15,8 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
     if (!children) continue;
     if (depth > limit) return true;
     for (const child of children) {
+      // Only containers are pushed, so a wide array of scalars costs one pass over it.
+      if (typeof child !== 'object' || child === null) continue;
       values.push(child);
       depths.push(depth + 1);
     }
