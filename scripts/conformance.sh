@@ -20,6 +20,8 @@ NAME=conformance
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CLI=$ROOT/dist/cli.js
 DIR=$ROOT/conformance
+# shellcheck source=../examples/lib/wait.sh
+source "$ROOT/examples/lib/wait.sh"
 
 # Legs: label | package alias in conformance/package.json | spec revision | expected-failures file.
 # 0.1.16 is the latest stable suite (2025-11-25 only); 0.2.0-alpha.12 is the first to test
@@ -84,38 +86,40 @@ node22_version=$("$NODE22" --version) || die "the pinned Node ($NODE22) does not
 
 # --- one leg ------------------------------------------------------------------------------------
 # start_server LOG: `oxml-mcp --transport streamable-http --port 0`; sets SERVER_PID and URL.
+# Up to a minute to start (a busy machine is slow to load node and libxml2).
 start_server() {
+  # The log exists before the child does: read early, it is empty, never missing.
+  : > "$1"
   node "$CLI" --transport streamable-http --port 0 2> "$1" < /dev/null &
   SERVER_PID=$!
   URL=
-  for ((i = 0; i < 150; i++)); do
-    URL=$(sed -n 's/^oxml-mcp: streamable-http listening on \(http:[^ ]*\).*$/\1/p' "$1")
-    [[ -n $URL ]] && return 0
-    kill -0 "$SERVER_PID" 2> /dev/null || break
-    sleep 0.1
-  done
+  wait_until 60 said_where "$1" || true
+  [[ -n $URL ]] && return 0
   cat "$1" >&2
   return 1
 }
 
-# stop_server: SIGTERM; the server must exit 0 within 10 s. Prints the problem, returns 1, if not.
+# said_where LOG: the server has printed its URL (sets URL), or has died.
+said_where() {
+  URL=$(sed -n 's/^oxml-mcp: streamable-http listening on \(http:[^ ]*\).*$/\1/p' "$1")
+  [[ -n $URL ]] || is_dead "$SERVER_PID"
+}
+
+# stop_server: SIGTERM; the server must exit 0 (a deadline of 30 s catches a hang). Prints the
+# problem, returns 1, if not.
 stop_server() {
   local pid=$SERVER_PID rc=0
   SERVER_PID=
-  if ! kill -0 "$pid" 2> /dev/null; then
+  if is_dead "$pid"; then
     wait "$pid" || rc=$?
     echo "  the server died during the run (exit $rc)"
     return 1
   fi
   kill -TERM "$pid"
-  for ((i = 0; i < 100; i++)); do
-    kill -0 "$pid" 2> /dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2> /dev/null; then
+  if ! wait_until 30 is_dead "$pid"; then
     kill -KILL "$pid" 2> /dev/null || true
     wait "$pid" 2> /dev/null || true
-    echo "  the server did not exit within 10 s of SIGTERM (killed)"
+    echo "  the server did not exit within 30 s of SIGTERM (killed)"
     return 1
   fi
   wait "$pid" || rc=$?

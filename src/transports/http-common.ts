@@ -7,7 +7,9 @@ import {
 import type { AddressInfo } from 'node:net';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { isJsonContentType, localhostAllowedHostnames } from '@modelcontextprotocol/server';
-import { MAX_MESSAGE_BYTES } from '../xml/limits.js';
+import { MAX_JSON_NESTING, MAX_MESSAGE_BYTES } from '../xml/limits.js';
+import { nestsDeeperThan } from './json-depth.js';
+import { INVALID_REQUEST, TOO_DEEP_MESSAGE } from './jsonrpc-lines.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';
 
 /**
@@ -45,7 +47,8 @@ export type BodyResult = { ok: true; body: unknown } | { ok: false };
 /**
  * Reads and parses a POST body under the size bound, answering 415, 413 or 400 itself when the
  * body cannot be served. Parsing here (once) lets every SDK transport be handed `parsedBody`; a
- * large `tools/call` has its documents lifted out as bytes, as on stdio (lift-documents.ts).
+ * large `tools/call` has its documents lifted out as bytes, as on stdio (lift-documents.ts). A
+ * body nested past MAX_JSON_NESTING is refused here, before the SDK re-serialises it.
  */
 export async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<BodyResult> {
   if (!isJsonContentType(req.headers['content-type'] ?? '')) {
@@ -67,14 +70,20 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
     chunks.push(chunk);
   }
   const bytes = Buffer.concat(chunks, size);
-  const lifted = size >= LIFT_DOCUMENTS_FROM_BYTES ? parseLineLiftingDocuments(bytes) : undefined;
-  if (lifted) return { ok: true, body: lifted };
-  try {
-    return { ok: true, body: JSON.parse(bytes.toString('utf8')) };
-  } catch (error) {
-    replyError(res, 400, -32700, `Parse error: the body is not valid JSON (${(error as Error).message}).`);
+  let body: unknown = size >= LIFT_DOCUMENTS_FROM_BYTES ? parseLineLiftingDocuments(bytes) : undefined;
+  if (body === undefined) {
+    try {
+      body = JSON.parse(bytes.toString('utf8'));
+    } catch (error) {
+      replyError(res, 400, -32700, `Parse error: the body is not valid JSON (${(error as Error).message}).`);
+      return { ok: false };
+    }
+  }
+  if (nestsDeeperThan(body, MAX_JSON_NESTING)) {
+    replyError(res, 400, INVALID_REQUEST, TOO_DEEP_MESSAGE);
     return { ok: false };
   }
+  return { ok: true, body };
 }
 
 function declaredTooLarge(req: IncomingMessage): boolean {

@@ -1,4 +1,6 @@
 import { type JSONRPCMessage, parseJSONRPCMessage } from '@modelcontextprotocol/server';
+import { MAX_JSON_NESTING } from '../xml/limits.js';
+import { nestsDeeperThan } from './json-depth.js';
 
 export type RequestId = string | number;
 
@@ -13,6 +15,9 @@ export type LineVerdict = { message: JSONRPCMessage } | { reply: JsonRpcErrorRep
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
+
+/** The refusal of a message nested past MAX_JSON_NESTING, the same on every transport. */
+export const TOO_DEEP_MESSAGE = `Invalid Request: the message nests JSON deeper than ${MAX_JSON_NESTING} levels; send flatter arguments.`;
 
 export function errorReply(id: RequestId | null, code: number, message: string): JsonRpcErrorReply {
   return { jsonrpc: '2.0', id, error: { code, message } };
@@ -51,6 +56,8 @@ export function classifyValue(value: unknown): LineVerdict {
       ),
     };
   }
+  if (nestsDeeperThan(value, MAX_JSON_NESTING))
+    return { reply: errorReply(id, INVALID_REQUEST, TOO_DEEP_MESSAGE) };
   const record = value as Record<string, unknown>;
   if (!('method' in record) && 'id' in record && !('result' in record) && !('error' in record)) {
     return {

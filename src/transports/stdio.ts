@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { DEFAULT_CALL_TIMEOUT_MS, MAX_MESSAGE_BYTES } from '../xml/limits.js';
 import { classifyLine, classifyValue, errorReply, INVALID_REQUEST, type RequestId } from './jsonrpc-lines.js';
+import { LEADING_ID_BYTES, leadingId } from './leading-id.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';
 
 const NEWLINE = 0x0a;
@@ -112,11 +113,12 @@ export class LineStdioTransport implements Transport {
   #append(piece: Buffer): void {
     if (this.#skipping || piece.length === 0) return;
     if (this.#buffered + piece.length > this.#maxLineBytes) {
+      const id = leadingId(this.#lineStart(piece));
       this.#buffered = 0;
       this.#skipping = true;
       this.#reply(
         errorReply(
-          null,
+          id,
           INVALID_REQUEST,
           `Invalid Request: the message is longer than this transport's limit of ${this.#maxLineBytes} bytes and was skipped. Documents are limited to 8 MiB each.`,
         ),
@@ -132,6 +134,12 @@ export class LineStdioTransport implements Transport {
     }
     piece.copy(this.#line, this.#buffered);
     this.#buffered += piece.length;
+  }
+
+  /** The first bytes of the line being read, `piece` being the next part of it. */
+  #lineStart(piece: Buffer): Buffer {
+    const kept = this.#line.subarray(0, Math.min(this.#buffered, LEADING_ID_BYTES));
+    return Buffer.concat([kept, piece.subarray(0, LEADING_ID_BYTES - kept.length)]);
   }
 
   #endLine(): void {

@@ -13,6 +13,15 @@ export const MAX_DOCUMENT_BYTES = 8 * 1024 * 1024;
  */
 export const MAX_MESSAGE_BYTES = 2 * 6 * MAX_DOCUMENT_BYTES + 1024 * 1024;
 
+/**
+ * How deep a JSON-RPC message may nest arrays and objects. The SDK's Node adapter re-serialises
+ * every parsed HTTP body with JSON.stringify, which recurses and overflows the stack somewhere
+ * between 4,000 and 6,000 levels (measured on Node 20); real MCP requests nest a few dozen.
+ * Every transport refuses deeper messages with the same error, stdio included, so a message is
+ * served or refused alike whichever way it arrives.
+ */
+export const MAX_JSON_NESTING = 1_000;
+
 /** Element nesting depth; libxml2 refuses deeper documents by itself without XML_PARSE_HUGE. */
 export const MAX_ELEMENT_DEPTH = 256;
 

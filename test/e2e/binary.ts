@@ -30,7 +30,8 @@ export async function runRaw(lines: Array<string | Buffer>, args: string[] = [])
   });
   for (const line of lines) child.stdin.write(typeof line === 'string' ? `${line}\n` : line);
   child.stdin.end();
-  const [code] = (await once(child, 'exit')) as [number | null];
+  // 'close', not 'exit': the process can exit before its last stdout bytes have been read.
+  const [code] = (await once(child, 'close')) as [number | null];
   const replies = stdout
     .split('\n')
     .filter((line) => line.startsWith('{'))

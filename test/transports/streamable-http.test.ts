@@ -162,8 +162,10 @@ describe('Streamable HTTP sessions', () => {
     const init = await fetch(url, { method: 'POST', headers, body: initialize });
     const id = init.headers.get('mcp-session-id') as string;
     await init.text();
+    // Without the fix the headers come with the first keep-alive, 15 s in (the SDK's interval):
+    // give up at 10 s, far beyond a busy machine's delay and well short of that.
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), 3_000);
+    const timer = setTimeout(() => controller.abort(), 10_000);
     const stream = await fetch(url, {
       headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
       signal: controller.signal,

@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Listening } from '../../src/transports/http-common.js';
+import { nestsDeeperThan } from '../../src/transports/json-depth.js';
+import { classifyLine } from '../../src/transports/jsonrpc-lines.js';
+import { serveHttp } from '../../src/transports/serve-http.js';
+import { MAX_JSON_NESTING } from '../../src/xml/limits.js';
+import { EnginePool } from '../../src/xml/pool.js';
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+};
+const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+const DEEP = 100_000;
+
+/** A 2026-07-28 tools/call carrying `extra` (raw JSON) at one of three places. */
+function call(where: 'arguments' | '_meta' | 'params', extra: string): string {
+  const meta = JSON.stringify(META).slice(0, -1);
+  const args = '"xml":"<r><a/><a/></r>","xpath":"count(//a)"';
+  return [
+    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{',
+    `"_meta":${meta}${where === '_meta' ? `,"x":${extra}` : ''}},`,
+    `"name":"xml_query","arguments":{${args}${where === 'arguments' ? `,"x":${extra}` : ''}}`,
+    `${where === 'params' ? `,"x":${extra}` : ''}}}`,
+  ].join('');
+}
+
+let engine: EnginePool | undefined;
+let listening: Listening | undefined;
+const errors: Error[] = [];
+afterEach(async () => {
+  await listening?.close();
+  await engine?.close();
+  listening = undefined;
+  errors.length = 0;
+});
+
+async function start(kind: 'streamable-http' | 'sse'): Promise<string> {
+  engine = new EnginePool({ size: 1 });
+  listening = await serveHttp(kind, engine, { host: '127.0.0.1', port: 0, onError: (e) => errors.push(e) });
+  return listening.url;
+}
+
+const post = (url: string, body: string) =>
+  fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'xml_query',
+    },
+    body,
+  });
+
+const tooDeep = {
+  code: -32600,
+  message: `Invalid Request: the message nests JSON deeper than ${MAX_JSON_NESTING} levels; send flatter arguments.`,
+};
+
+describe('a message nested deeper than MAX_JSON_NESTING', () => {
+  it.each(['arguments', '_meta', 'params'] as const)(
+    'in %s: Streamable HTTP answers 400 with a JSON-RPC error, and serves on',
+    async (where) => {
+      const url = await start('streamable-http');
+      const refused = await post(url, call(where, nested(DEEP)));
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({ jsonrpc: '2.0', id: null, error: tooDeep });
+      const served = await post(url, call(where, nested(MAX_JSON_NESTING - 3)));
+      expect(served.status).toBe(200);
+      expect(await served.json()).toMatchObject({ id: 7, result: { content: [{ text: '2' }] } });
+      expect(errors).toEqual([]);
+    },
+  );
+
+  it('legacy SSE answers 400 with the same error', async () => {
+    const url = await start('sse');
+    const base = url.replace(/\/sse$/, '');
+    const stream = await fetch(url, { headers: { accept: 'text/event-stream' } });
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    let head = '';
+    while (!/sessionId=[^\s]+/.test(head)) head += new TextDecoder().decode((await reader.read()).value);
+    const endpoint = (/data: *(\/\S+)/.exec(head) as RegExpExecArray)[1];
+    const refused = await post(`${base}${endpoint}`, call('arguments', nested(DEEP)));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ jsonrpc: '2.0', id: null, error: tooDeep });
+    await reader.cancel();
+  });
+
+  it('stdio refuses the same line with the same error, carrying its id', () => {
+    expect(classifyLine(call('arguments', nested(DEEP)))).toEqual({
+      reply: { jsonrpc: '2.0', id: 7, error: tooDeep },
+    });
+    expect(classifyLine(call('arguments', nested(MAX_JSON_NESTING - 3)))).toHaveProperty('message');
+  });
+});
+
+describe('nestsDeeperThan', () => {
+  it('counts a bare [] as one level and stops past the limit', () => {
+    expect(nestsDeeperThan(JSON.parse(nested(3)), 3)).toBe(false);
+    expect(nestsDeeperThan(JSON.parse(nested(4)), 3)).toBe(true);
+    expect(nestsDeeperThan({ a: [{ b: 1 }], c: 'x' }, 3)).toBe(false);
+    expect(nestsDeeperThan({ a: [{ b: {} }] }, 3)).toBe(true);
+    expect(nestsDeeperThan('text', 0)).toBe(false);
+  });
+
+  it('does not enter a class instance such as a lifted document', () => {
+    class Holder {
+      readonly inner = JSON.parse(nested(10));
+    }
+    expect(nestsDeeperThan({ x: new Holder() }, 2)).toBe(false);
+  });
+});
