@@ -92,8 +92,19 @@ export const MAX_WORKER_HEAP_BYTES = 512 * 1024 * 1024;
  */
 export const MAX_WORKER_CALLS = 5_000;
 
-/** Wall-clock budget of one engine call; past it the worker is terminated and replaced. */
+/**
+ * Wall-clock budget of one engine call, counted from when a worker with libxml2 loaded starts
+ * it (not while it waits in the queue or for a fresh worker); past it the worker is terminated
+ * and replaced.
+ */
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
+
+/**
+ * How long a fresh worker may take to load libxml2 (~0.2 s idle, seconds on a busy machine)
+ * before the call waiting for it fails; apart from the call budget, so a small `--timeout-ms`
+ * does not fail every call that happens to start a worker.
+ */
+export const WORKER_START_TIMEOUT_MS = 30_000;
 
 /** Engine calls waiting for a free worker; one more is refused at once rather than left to time out. */
 export const MAX_QUEUED_CALLS = 256;

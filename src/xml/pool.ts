@@ -8,6 +8,7 @@ import {
   MAX_QUEUED_CALLS,
   MAX_WORKER_CALLS,
   MAX_WORKER_HEAP_BYTES,
+  WORKER_START_TIMEOUT_MS,
 } from './limits.js';
 import type { EngineLimits, OperationName, Operations } from './operations.js';
 import type { WorkerForget, WorkerReady, WorkerReply, WorkerRequest } from './worker.js';
@@ -27,6 +28,8 @@ export interface PoolOptions {
   maxCalls?: number;
   /** How long a successor may take to load libxml2; past it, it is dropped and the old worker serves on. */
   warmupTimeoutMs?: number;
+  /** How long a call may wait for its fresh worker to load libxml2; its own budget starts after. */
+  startTimeoutMs?: number;
   /** Bounds the workers apply to their inputs, for tests that must get past one (defaults: limits.ts). */
   engineLimits?: EngineLimits;
 }
@@ -88,6 +91,7 @@ export class EnginePool {
   readonly #maxHeapBytes: number;
   readonly #maxCalls: number;
   readonly #warmupTimeoutMs: number;
+  readonly #startTimeoutMs: number;
   readonly #engineLimits: EngineLimits;
   #retired = 0;
   #recycled = 0;
@@ -111,6 +115,7 @@ export class EnginePool {
     this.#maxHeapBytes = options.maxHeapBytes ?? MAX_WORKER_HEAP_BYTES;
     this.#maxCalls = Math.max(1, options.maxCalls ?? MAX_WORKER_CALLS);
     this.#warmupTimeoutMs = options.warmupTimeoutMs ?? this.#timeoutMs;
+    this.#startTimeoutMs = options.startTimeoutMs ?? WORKER_START_TIMEOUT_MS;
     this.#engineLimits = options.engineLimits ?? {};
   }
 
@@ -240,7 +245,15 @@ export class EnginePool {
     slot.job = job;
     // A busy worker keeps the process alive so a reply is never lost at end of input.
     slot.worker.ref();
-    slot.timer = setTimeout(() => this.#replace(slot, timedOut(this.#timeoutMs)), this.#timeoutMs);
+    // The budget is the call's own: a worker still loading libxml2 starts the clock when ready,
+    // and has the warm-up budget to get there.
+    if (slot.ready) this.#startDeadline(slot);
+    else if (!slot.warmup) {
+      slot.warmup = setTimeout(
+        () => this.#replace(slot, notStarted(this.#startTimeoutMs)),
+        this.#startTimeoutMs,
+      );
+    }
     if (job.signal) {
       slot.onAbort = () => this.#replace(slot, cancelled());
       job.signal.addEventListener('abort', slot.onAbort, { once: true });
@@ -269,9 +282,14 @@ export class EnginePool {
     this.#dispatch();
   }
 
+  #startDeadline(slot: Slot): void {
+    slot.timer = setTimeout(() => this.#replace(slot, timedOut(this.#timeoutMs)), this.#timeoutMs);
+  }
+
   #onReady(slot: Slot): void {
     slot.ready = true;
     endWarmup(slot);
+    if (slot.job && !slot.timer) this.#startDeadline(slot);
     const old = this.#recycling;
     if (old?.successor !== slot) return;
     // The old worker hands over now if it is idle, else after its current call (#onReply).
@@ -435,6 +453,13 @@ function timedOut(ms: number): EngineError {
   return new EngineError({
     code: 'timeout',
     message: `The call ran past its time budget of ${ms} ms and was stopped. Narrow the expression (a more specific path, fewer nested \`//\`) or pass a smaller document.`,
+  });
+}
+
+function notStarted(ms: number): EngineError {
+  return new EngineError({
+    code: 'engine-crashed',
+    message: `The XML engine did not start within ${ms} ms, so the call was not run. Retry in a moment.`,
   });
 }
 

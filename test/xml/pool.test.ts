@@ -45,8 +45,15 @@ describe('EnginePool', () => {
     expect(error.line).toBe(1);
   });
 
+  it("starts a call's time budget when its worker has loaded libxml2, not before", async () => {
+    // A fresh worker takes ~0.15 s (and seconds on a busy machine) to load: with the start-up
+    // counted, a 100 ms budget failed most first calls; the call itself takes microseconds.
+    pool = new EnginePool({ size: 1, timeoutMs: 100 });
+    await expect(pool.run('check', { xml: bytes('<r/>') })).resolves.toMatchObject({ wellFormed: true });
+    expect(pool.coldCalls).toBe(1);
+  });
+
   it('stops a call past its deadline, then serves the next call on a fresh worker', async () => {
-    // The budget includes the worker's start-up, so it is generous enough for a loaded machine.
     // The expression takes few XPath steps (the operation budget does not catch it) but
     // rebuilds the document's whole text for every <a>: far longer than the deadline anywhere.
     pool = new EnginePool({ size: 1, timeoutMs: 2_000 });
