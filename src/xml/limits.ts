@@ -82,3 +82,15 @@ export const DEFAULT_OUTPUT_CHARS = 20_000;
 export const MIN_OUTPUT_CHARS = 100;
 export const MAX_OUTPUT_CHARS = 200_000;
 export const MAX_OUTPUT_VALUES = 1_000;
+
+/**
+ * Output budget of one validation answer, for the same reason as a query's: listing them all,
+ * 30,000 bad values made 4 M characters of structuredContent and about as much text. Violations
+ * past either bound are counted but never read from libxml2 (bench/validation-violations.ts);
+ * `total` stays exact. One message or path longer than MAX_VIOLATION_TEXT_CHARS (a message
+ * quotes the offending value, which may be megabytes) is cut, so one violation cannot take
+ * the whole character budget: at least 10 always fit.
+ */
+export const MAX_LISTED_VIOLATIONS = 100;
+export const VIOLATION_OUTPUT_CHARS = DEFAULT_OUTPUT_CHARS;
+export const MAX_VIOLATION_TEXT_CHARS = 1_000;
