@@ -216,7 +216,7 @@ export class EnginePool {
     slot.job = job;
     // A busy worker keeps the process alive so a reply is never lost at end of input.
     slot.worker.ref();
-    slot.timer = setTimeout(() => this.#replace(slot, timedOut(this.#timeoutMs)), this.#timeoutMs);
+    slot.timer = setTimeout(() => this.#replace(slot, timedOut(this.#timeoutMs, job.op)), this.#timeoutMs);
     if (job.signal) {
       slot.onAbort = () => this.#replace(slot, cancelled());
       job.signal.addEventListener('abort', slot.onAbort, { once: true });
@@ -397,10 +397,20 @@ function workerUrl(): URL {
   return here.endsWith('.ts') ? new URL('../../dist/xml/worker.js', here) : new URL('./worker.js', here);
 }
 
-function timedOut(ms: number): EngineError {
+/** What the caller can change to come in under the time budget depends on what ran. */
+const SPEED_UP: Record<OperationName, string> = {
+  query: 'Narrow the expression (a more specific path, fewer nested `//`) or pass a smaller document.',
+  validate: 'Validate an extract of the document (e.g. a few of its records) or a simpler schema.',
+  inspect: 'Pass a smaller document or an extract of it.',
+  check: 'Pass a smaller document or an extract of it.',
+  format: 'Pass a smaller document or an extract of it.',
+};
+
+function timedOut(ms: number, op?: OperationName): EngineError {
+  const advice = op ? SPEED_UP[op] : 'Call again.';
   return new EngineError({
     code: 'timeout',
-    message: `The call ran past its time budget of ${ms} ms and was stopped. Narrow the expression (a more specific path, fewer nested \`//\`) or pass a smaller document.`,
+    message: `The call ran past its time budget of ${ms} ms and was stopped. ${advice}`,
   });
 }
 
