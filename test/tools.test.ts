@@ -169,6 +169,32 @@ describe('the MCP server through an in-memory client', () => {
     expect(text(wrong)).toContain('`indent`');
   });
 
+  it('says which type a wrongly typed namespaces value should have', async () => {
+    const result = await call('xml_query', { xml: '<r/>', xpath: '//p:a', namespaces: { p: 5 } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe('The `namespaces.p` argument of xml_query must be a string, not 5.');
+    const missing = await call('xml_query', { xml: '<r/>' });
+    expect(text(missing)).toBe('The `xpath` argument of xml_query is required but was not given.');
+  });
+
+  it('binds the prefix __proto__ like any other (a valid NCName)', async () => {
+    // Parsed from JSON, as a client's message is: an object literal would set the prototype.
+    const namespaces = JSON.parse('{"__proto__": "urn:x", "p": "urn:p"}');
+    const result = await call('xml_query', {
+      xml: '<r xmlns:a="urn:x" xmlns:b="urn:p"><a:v>1</a:v><b:v>2</b:v></r>',
+      xpath: 'concat(//__proto__:v, //p:v)',
+      namespaces,
+    });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toBe('12');
+    const wrong = await call('xml_query', {
+      xml: '<r/>',
+      xpath: '//__proto__:v',
+      namespaces: JSON.parse('{"__proto__": 5}'),
+    });
+    expect(text(wrong)).toBe('The `namespaces.__proto__` argument of xml_query must be a string, not 5.');
+  });
+
   it('refuses a lone surrogate instead of crashing', async () => {
     const result = await call('xml_check', { xml: '<r>\ud83d</r>' });
     expect(result.isError).toBe(true);
