@@ -17,6 +17,13 @@ export const MAX_MESSAGE_BYTES = 2 * 6 * MAX_DOCUMENT_BYTES + 1024 * 1024;
 export const MAX_ELEMENT_DEPTH = 256;
 
 /**
+ * Entities nested in one another's replacement text: libxml2's own limit without XML_PARSE_HUGE
+ * (a chain of 19 entities is read, 20 are refused). Such a document is well-formed; it is
+ * refused as a limit, not as an error in the document.
+ */
+export const MAX_ENTITY_NESTING = 19;
+
+/**
  * Longest element or attribute name: libxml2's own limit without XML_PARSE_HUGE. Attributes per
  * element have no separate bound: the document limit caps them (10^5 attributes parse in ~0.1 s,
  * test/hostile.test.ts).
