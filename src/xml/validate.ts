@@ -39,7 +39,7 @@ export function validate(xml: XmlSource, xsd: XmlSource): ValidateResult {
     const doc = parseDocument(xml, 'validate');
     try {
       const outcome = runSchema(validator, doc);
-      if (outcome.kind === 'failed') throw validationFailure(outcome.reports);
+      if (outcome.kind === 'failed') throw validationFailure(outcome.reports, xsd);
       if (outcome.kind === 'valid') return { valid: true, total: 0, violations: [] };
       const { total, violations, truncated } = outcome;
       return { valid: false, total, violations, ...(truncated ? { truncated: true } : {}) };

@@ -75,6 +75,21 @@ describe('validate', () => {
     expect(result.violations.length).toBeLessThan(60);
   });
 
+  it('says a pattern backtracked past the limit, and which pattern, instead of "internal error"', () => {
+    const patterned = (...patterns: string[]) => `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
+      <xs:element name="r"><xs:complexType><xs:sequence>
+        ${patterns.map((pattern, i) => `<xs:element name="v${i}"><xs:simpleType><xs:restriction base="xs:string"><xs:pattern value="${pattern}"/></xs:restriction></xs:simpleType></xs:element>`).join('')}
+      </xs:sequence></xs:complexType></xs:element></xs:schema>`;
+    const value = `${'a'.repeat(40)}c`;
+    const error = engineError(() => validate(`<r>\n<v0>${value}</v0></r>`, patterned('(a|aa)*b')));
+    expect(error.code).toBe('limit-exceeded');
+    expect(error.message).toMatch(/^The pattern `\(a\|aa\)\*b` in the `xsd` argument backtracked past/);
+    expect(error.message).toContain('(line 2, /r/v0)');
+    expect(error.message).not.toMatch(/internal error/i);
+    const two = engineError(() => validate(`<r><v0>${value}</v0><v1>x</v1></r>`, patterned('(a|aa)*b', 'x')));
+    expect(two.message).toMatch(/^One of the patterns `\(a\|aa\)\*b`, `x` in the `xsd` argument/);
+  });
+
   it('refuses xs:include and located xs:import without fetching', () => {
     const error = schemaError(
       '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:include schemaLocation="file:///etc/passwd"/></xs:schema>',
