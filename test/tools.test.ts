@@ -131,6 +131,21 @@ describe('the MCP server through an in-memory client', () => {
     expect(bad.structuredContent).toMatchObject({ valid: false, violations: [{ path: '/n', line: 1 }] });
   });
 
+  it('bounds a validation answer, keeps the exact total, and says how to see the rest', async () => {
+    const xsd = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
+      <xs:element name="r"><xs:complexType><xs:sequence>
+        <xs:element name="n" type="xs:integer" maxOccurs="unbounded"/>
+      </xs:sequence></xs:complexType></xs:element></xs:schema>`;
+    const result = await call('xml_validate', { xml: `<r>${'<n>four</n>'.repeat(20_000)}</r>`, xsd });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ valid: false, total: 20_000, truncated: true });
+    expect((result.structuredContent as { violations: unknown[] }).violations).toHaveLength(100);
+    expect(text(result)).toMatch(/^Invalid: 20000 violations of the schema\.\n1\. line 1, \/r\/n\[1\]: /);
+    expect(text(result)).toContain('Showing the first 100 of 20000 violations (19900 left out)');
+    expect(text(result)).toContain('validate an extract of the document');
+    expect(text(result).length).toBeLessThan(25_000);
+  });
+
   it('formats with the default style and with options', async () => {
     expect(text(await call('xml_format', { xml: '<r>\n  <a/>\n</r>' }))).toBe('<r><a/></r>');
     expect(text(await call('xml_format', { xml: '<r><a/></r>', indent: 2, empty_elements: 'spaced' }))).toBe(
@@ -152,6 +167,32 @@ describe('the MCP server through an in-memory client', () => {
     const wrong = await call('xml_format', { xml: '<r/>', indent: -1 });
     expect(wrong.isError).toBe(true);
     expect(text(wrong)).toContain('`indent`');
+  });
+
+  it('says which type a wrongly typed namespaces value should have', async () => {
+    const result = await call('xml_query', { xml: '<r/>', xpath: '//p:a', namespaces: { p: 5 } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe('The `namespaces.p` argument of xml_query must be a string, not 5.');
+    const missing = await call('xml_query', { xml: '<r/>' });
+    expect(text(missing)).toBe('The `xpath` argument of xml_query is required but was not given.');
+  });
+
+  it('binds the prefix __proto__ like any other (a valid NCName)', async () => {
+    // Parsed from JSON, as a client's message is: an object literal would set the prototype.
+    const namespaces = JSON.parse('{"__proto__": "urn:x", "p": "urn:p"}');
+    const result = await call('xml_query', {
+      xml: '<r xmlns:a="urn:x" xmlns:b="urn:p"><a:v>1</a:v><b:v>2</b:v></r>',
+      xpath: 'concat(//__proto__:v, //p:v)',
+      namespaces,
+    });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toBe('12');
+    const wrong = await call('xml_query', {
+      xml: '<r/>',
+      xpath: '//__proto__:v',
+      namespaces: JSON.parse('{"__proto__": 5}'),
+    });
+    expect(text(wrong)).toBe('The `namespaces.__proto__` argument of xml_query must be a string, not 5.');
   });
 
   it('refuses a lone surrogate instead of crashing', async () => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { EngineError } from '../xml/errors.js';
 import type { EnginePool, RunOptions } from '../xml/pool.js';
 import { type DocumentArgument, LiftedDocument } from './lifted-document.js';
+import { originalPath, restoreProtoKeys, shelterProtoKeys } from './proto-keys.js';
 
 /** What every tool is given to do its work. */
 export interface ToolContext {
@@ -73,21 +74,26 @@ export function parseArguments<Args>(
   raw: unknown,
 ): { ok: true; args: ToolArguments<Args> } | { ok: false; message: string } {
   const lifted = liftedDocuments(raw);
-  const result = tool.input.safeParse(
+  const sheltered = shelterProtoKeys(
     lifted.length === 0
       ? (raw ?? {})
       : { ...(raw as object), ...Object.fromEntries(lifted.map(([key]) => [key, ''])) },
   );
+  const result = tool.input.safeParse(sheltered.raw);
   if (!result.success) {
     const issue = result.error.issues[0];
-    const field = issue?.path.map(String).join('.') || 'arguments';
-    const missing =
-      issue?.code === 'invalid_type' && (raw as Record<string, unknown> | undefined)?.[field] === undefined;
-    const detail = missing
-      ? 'is required but was not given'
-      : `is invalid: ${issue?.message ?? 'unexpected value'}`;
+    const path = originalPath(issue?.path ?? [], sheltered.renamed);
+    const field = path.map(String).join('.') || 'arguments';
+    const given = valueAt(raw, path);
+    const detail =
+      issue?.code !== 'invalid_type'
+        ? `is invalid: ${issue?.message ?? 'unexpected value'}`
+        : given === undefined
+          ? 'is required but was not given'
+          : `must be ${expectedType(issue.expected)}, not ${describeValue(given)}`;
     return { ok: false, message: `The \`${field}\` argument of ${tool.name} ${detail}.` };
   }
+  restoreProtoKeys(result.data as Record<string, unknown>, sheltered.renamed);
   for (const [field, value] of Object.entries(result.data as Record<string, unknown>)) {
     const bad = firstLoneSurrogate(value);
     if (bad !== undefined) {
@@ -100,6 +106,38 @@ export function parseArguments<Args>(
   const args = result.data as Record<string, unknown>;
   for (const [key, document] of lifted) if (typeof args[key] === 'string') args[key] = document;
   return { ok: true, args: args as ToolArguments<Args> };
+}
+
+/** The caller's value at an issue's path; undefined where nothing was given. */
+function valueAt(raw: unknown, path: PropertyKey[]): unknown {
+  let value = raw;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'a boolean',
+  array: 'an array',
+  object: 'an object',
+  record: 'an object',
+};
+
+function expectedType(expected: string): string {
+  return TYPE_NAMES[expected] ?? `of type ${expected}`;
+}
+
+/** Short, and never the whole value: a wrong argument may be a whole document. */
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return TYPE_NAMES[typeof value] ?? typeof value;
 }
 
 function liftedDocuments(raw: unknown): [string, LiftedDocument][] {

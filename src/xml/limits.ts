@@ -26,6 +26,13 @@ export const MAX_JSON_NESTING = 1_000;
 export const MAX_ELEMENT_DEPTH = 256;
 
 /**
+ * Entities nested in one another's replacement text: libxml2's own limit without XML_PARSE_HUGE
+ * (a chain of 19 entities is read, 20 are refused). Such a document is well-formed; it is
+ * refused as a limit, not as an error in the document.
+ */
+export const MAX_ENTITY_NESTING = 19;
+
+/**
  * Longest element or attribute name: libxml2's own limit without XML_PARSE_HUGE. Attributes per
  * element have no separate bound: the document limit caps them (10^5 attributes parse in ~0.1 s,
  * test/hostile.test.ts).
@@ -129,3 +136,15 @@ export const DEFAULT_OUTPUT_CHARS = 20_000;
 export const MIN_OUTPUT_CHARS = 100;
 export const MAX_OUTPUT_CHARS = 200_000;
 export const MAX_OUTPUT_VALUES = 1_000;
+
+/**
+ * Output budget of one validation answer, for the same reason as a query's: listing them all,
+ * 30,000 bad values made 4 M characters of structuredContent and about as much text. Violations
+ * past either bound are counted but never read from libxml2 (bench/validation-violations.ts);
+ * `total` stays exact. One message or path longer than MAX_VIOLATION_TEXT_CHARS (a message
+ * quotes the offending value, which may be megabytes) is cut, so one violation cannot take
+ * the whole character budget: at least 10 always fit.
+ */
+export const MAX_LISTED_VIOLATIONS = 100;
+export const VIOLATION_OUTPUT_CHARS = DEFAULT_OUTPUT_CHARS;
+export const MAX_VIOLATION_TEXT_CHARS = 1_000;

@@ -1,7 +1,7 @@
 import { ParseOption, XmlDocument, XmlParseError } from 'libxml2-wasm';
 import { xmlFreeDtd, xmlGetIntSubset, xmlUnlinkNode } from 'libxml2-wasm/lib/libxml2.mjs';
 import { EngineError, isEngineTrap } from './errors.js';
-import { MAX_DOCUMENT_BYTES, MAX_ELEMENT_DEPTH, MAX_NAME_LENGTH } from './limits.js';
+import { MAX_DOCUMENT_BYTES, MAX_ELEMENT_DEPTH, MAX_ENTITY_NESTING, MAX_NAME_LENGTH } from './limits.js';
 
 /**
  * Options every parse shares: never load external entities or DTDs, never touch the network,
@@ -149,6 +149,14 @@ function limitMessage(
     return new EngineError({
       code: 'limit-exceeded',
       message: `The \`${argument}\` argument nests elements deeper than the depth limit of ${MAX_ELEMENT_DEPTH} levels (at ${where}). Pass a shallower document or an extract of it.`,
+      line,
+      column,
+    });
+  }
+  if (/entity nesting depth/i.test(reason)) {
+    return new EngineError({
+      code: 'limit-exceeded',
+      message: `The \`${argument}\` argument nests entities (an entity whose replacement text refers to another) deeper than the limit of ${MAX_ENTITY_NESTING} (at ${where}). Flatten the entity declarations so that fewer entities refer to other entities, or replace the references with their text.`,
       line,
       column,
     });

@@ -246,13 +246,14 @@ export class EnginePool {
     // A busy worker keeps the process alive so a reply is never lost at end of input.
     slot.worker.ref();
     // The budget is the call's own: a worker still loading libxml2 starts the clock when ready,
-    // and has the warm-up budget to get there.
+    // and has the start-up budget to get there.
     if (slot.ready) this.#startDeadline(slot);
     else if (!slot.warmup) {
       slot.warmup = setTimeout(
         () => this.#replace(slot, notStarted(this.#startTimeoutMs)),
         this.#startTimeoutMs,
       );
+      slot.warmup.unref();
     }
     if (job.signal) {
       slot.onAbort = () => this.#replace(slot, cancelled());
@@ -283,7 +284,10 @@ export class EnginePool {
   }
 
   #startDeadline(slot: Slot): void {
-    slot.timer = setTimeout(() => this.#replace(slot, timedOut(this.#timeoutMs)), this.#timeoutMs);
+    slot.timer = setTimeout(
+      () => this.#replace(slot, timedOut(this.#timeoutMs, slot.job?.op)),
+      this.#timeoutMs,
+    );
   }
 
   #onReady(slot: Slot): void {
@@ -355,6 +359,8 @@ export class EnginePool {
       if (successor) this.#home.set(client, successor);
       else this.#home.delete(client);
     }
+    // A call cancelled while this worker was loading leaves its start-up timer behind.
+    endWarmup(slot);
     slot.worker.removeAllListeners('exit');
     slot.worker.terminate().catch(() => {});
     return true;
@@ -449,10 +455,20 @@ function workerUrl(): URL {
   return here.endsWith('.ts') ? new URL('../../dist/xml/worker.js', here) : new URL('./worker.js', here);
 }
 
-function timedOut(ms: number): EngineError {
+/** What the caller can change to come in under the time budget depends on what ran. */
+const SPEED_UP: Record<OperationName, string> = {
+  query: 'Narrow the expression (a more specific path, fewer nested `//`) or pass a smaller document.',
+  validate: 'Validate an extract of the document (e.g. a few of its records) or a simpler schema.',
+  inspect: 'Pass a smaller document or an extract of it.',
+  check: 'Pass a smaller document or an extract of it.',
+  format: 'Pass a smaller document or an extract of it.',
+};
+
+function timedOut(ms: number, op?: OperationName): EngineError {
+  const advice = op ? SPEED_UP[op] : 'Call again.';
   return new EngineError({
     code: 'timeout',
-    message: `The call ran past its time budget of ${ms} ms and was stopped. Narrow the expression (a more specific path, fewer nested \`//\`) or pass a smaller document.`,
+    message: `The call ran past its time budget of ${ms} ms and was stopped. ${advice}`,
   });
 }
 

@@ -3,27 +3,29 @@ import { EngineError, isEngineTrap } from './errors.js';
 import { documentPointer, parseDocument, type XmlSource } from './parse.js';
 import { evaluate } from './query.js';
 import { refuseDeepSchemaChains } from './schema-chains.js';
+import { validationFailure } from './validation-failure.js';
+import { runSchema, type Violation } from './violations.js';
 
-export interface Violation {
-  message: string;
-  /** Path to the element concerned, e.g. `/order/item[3]/price`. */
-  path: string | null;
-  line: number | null;
-}
+export type { Violation } from './violations.js';
 
 export interface ValidateResult {
   valid: boolean;
+  /** Every violation libxml2 reported, listed or not. */
+  total: number;
+  /** The first violations, within the output budget (src/xml/limits.ts). */
   violations: Violation[];
+  /** Present when violations were left out or a message or path was cut. */
+  truncated?: true;
 }
 
 const XSD = 'http://www.w3.org/2001/XMLSchema';
 
-/** Validates against an XSD 1.0 schema given as text. Nothing the schema points to is fetched. */
 export interface ValidateLimits {
   /** Longest chain of schema definitions compiled (MAX_SCHEMA_CHAIN). */
   maxSchemaChain?: number;
 }
 
+/** Validates against an XSD 1.0 schema given as text. Nothing the schema points to is fetched. */
 export function validate(xml: XmlSource, xsd: XmlSource, limits: ValidateLimits = {}): ValidateResult {
   const schemaDoc = parseDocument(xsd, 'validate', 'xsd');
   let validator: XsdValidator;
@@ -43,18 +45,11 @@ export function validate(xml: XmlSource, xsd: XmlSource, limits: ValidateLimits 
   try {
     const doc = parseDocument(xml, 'validate');
     try {
-      validator.validate(doc);
-      return { valid: true, violations: [] };
-    } catch (error) {
-      if (!(error instanceof XmlValidateError)) throw error;
-      return {
-        valid: false,
-        violations: error.details.map((detail) => ({
-          message: detail.message.trim(),
-          path: detail.xpath ?? null,
-          line: detail.line > 0 ? detail.line : null,
-        })),
-      };
+      const outcome = runSchema(validator, doc);
+      if (outcome.kind === 'failed') throw validationFailure(outcome.reports, xsd);
+      if (outcome.kind === 'valid') return { valid: true, total: 0, violations: [] };
+      const { total, violations, truncated } = outcome;
+      return { valid: false, total, violations, ...(truncated ? { truncated: true } : {}) };
     } finally {
       doc.dispose();
     }

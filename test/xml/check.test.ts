@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { check } from '../../src/xml/check.js';
-import { MAX_DOCUMENT_BYTES } from '../../src/xml/limits.js';
+import { MAX_DOCUMENT_BYTES, MAX_ENTITY_NESTING } from '../../src/xml/limits.js';
 import { engineError } from './engine-error.js';
 
 const rejection = (xml: string | Uint8Array) => engineError(() => check(xml));
@@ -43,6 +43,19 @@ describe('check', () => {
     const error = rejection('<!DOCTYPE r [<!ENTITY a "&b;"><!ENTITY b "&a;">]><r>&a;</r>');
     expect(error.code).toBe('not-well-formed');
     expect(error.message).toMatch(/loop/);
+  });
+
+  it('reads entities nested up to the limit, and names the limit past it instead of "not well-formed"', () => {
+    const nested = (count: number) => {
+      const declarations = ['<!ENTITY e1 "x">'];
+      for (let i = 2; i <= count; i++) declarations.push(`<!ENTITY e${i} "&e${i - 1};">`);
+      return `<!DOCTYPE r [${declarations.join('')}]><r>&e${count};</r>`;
+    };
+    expect(check(nested(MAX_ENTITY_NESTING)).wellFormed).toBe(true);
+    const error = rejection(nested(MAX_ENTITY_NESTING + 1));
+    expect(error.code).toBe('limit-exceeded');
+    expect(error.message).toContain(`deeper than the limit of ${MAX_ENTITY_NESTING}`);
+    expect(error.message).not.toContain('not well-formed');
   });
 
   it('rejects a document over 8 MiB of UTF-8, counted in bytes', () => {

@@ -70,6 +70,24 @@ describe('EnginePool', () => {
     });
   });
 
+  it('says what to change when a validation runs past its deadline, not to narrow an expression', async () => {
+    // Each value backtracks through ~2^30 ways to split its a's (under libxml2's backtracking
+    // limit, so it is not refused): ~0.4 s a value here, 200 values far past the deadline.
+    pool = new EnginePool({ size: 1, timeoutMs: 2_000 });
+    const xsd = bytes(`<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
+      <xs:element name="r"><xs:complexType><xs:sequence>
+        <xs:element name="v" maxOccurs="unbounded"><xs:simpleType><xs:restriction base="xs:string">
+          <xs:pattern value="(a|aa)*b"/>
+        </xs:restriction></xs:simpleType></xs:element>
+      </xs:sequence></xs:complexType></xs:element></xs:schema>`);
+    const xml = bytes(`<r>${`<v>${'a'.repeat(30)}c</v>`.repeat(200)}</r>`);
+    const error = await rejectionOf(pool.run('validate', { xml, xsd }));
+    expect(error.code).toBe('timeout');
+    expect(error.message).toContain('2000 ms');
+    expect(error.message).toContain('Validate an extract of the document');
+    expect(error.message).not.toContain('expression');
+  });
+
   it('stops a runaway expression by its operation budget inside the worker', async () => {
     pool = new EnginePool({ size: 1, timeoutMs: 60_000 });
     const big = bytes(`<r>${'<a><b/></a>'.repeat(40_000)}</r>`);
