@@ -1,4 +1,4 @@
-import { readI32, stackPointer, writeI32 } from './wasm-memory.js';
+import { heapWords, stackPointer } from './wasm-memory.js';
 
 /**
  * libxml2-wasm 0.7.2's stack, read from its module: the stack pointer starts at 291,104 and the
@@ -49,15 +49,17 @@ export function armStackGuard(): StackGuard | undefined {
 }
 
 function paint(bottom: number): boolean {
-  for (let address = bottom; address < bottom + GUARD_BYTES; address += 4) {
-    if (!writeI32(address, CANARY)) return false;
-  }
+  const words = heapWords();
+  if (!words || bottom % 4 !== 0 || (bottom + GUARD_BYTES) / 4 > words.length) return false;
+  words.fill(CANARY, bottom / 4, (bottom + GUARD_BYTES) / 4);
   return true;
 }
 
 function intact(bottom: number): boolean {
-  for (let address = bottom; address < bottom + GUARD_BYTES; address += 4) {
-    if (readI32(address) !== CANARY) return false;
+  const words = heapWords();
+  if (!words) return false;
+  for (let index = bottom / 4; index < (bottom + GUARD_BYTES) / 4; index++) {
+    if (words[index] !== CANARY) return false;
   }
   return true;
 }

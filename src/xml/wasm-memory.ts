@@ -55,6 +55,11 @@ export function stackPointer(): number | undefined {
   return stackPointerOf?.();
 }
 
+/** libxml2's whole heap as 32-bit words (a fresh view: the buffer is replaced when memory grows). */
+export function heapWords(): Int32Array | undefined {
+  return memory ? new Int32Array(memory.buffer) : undefined;
+}
+
 export function readI32(address: number): number | undefined {
   if (!memory || address < 0 || address + 4 > memory.buffer.byteLength) return undefined;
   return new DataView(memory.buffer).getInt32(address, true);
