@@ -3,7 +3,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import { createServer } from '../server.js';
 import type { EnginePool } from '../xml/pool.js';
-import { type NodeHandler, readJsonBody, replyError } from './http-common.js';
+import { type NodeHandler, readJsonBody, replyError, replyNoSessionFree } from './http-common.js';
 import { type SessionLimits, SessionRegistry } from './sessions.js';
 
 export const SSE_PATH = '/sse';
@@ -45,14 +45,7 @@ export function createSseEndpoint(
       return { id: transport.sessionId, transport, server, close: () => server.close() };
     });
     if (!admission.ok) {
-      const seconds = admission.retryAfterSeconds;
-      replyError(
-        res,
-        503,
-        -32000,
-        `Service Unavailable: all ${sessions.size} sessions are active (in use or used within seconds); retry in ${seconds} s.`,
-        { 'Retry-After': String(seconds) },
-      );
+      replyNoSessionFree(res, sessions.size, admission.retryAfterSeconds);
       return;
     }
     const { id, server, transport } = admission.session;

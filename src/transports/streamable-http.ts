@@ -5,7 +5,13 @@ import type { Server } from '@modelcontextprotocol/server';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import { createServer } from '../server.js';
 import type { EnginePool } from '../xml/pool.js';
-import { MAX_HTTP_BODY_BYTES, type NodeHandler, readJsonBody, replyError } from './http-common.js';
+import {
+  MAX_HTTP_BODY_BYTES,
+  type NodeHandler,
+  readJsonBody,
+  replyError,
+  replyNoSessionFree,
+} from './http-common.js';
 import { type SessionLimits, SessionRegistry } from './sessions.js';
 
 export const MCP_PATH = '/mcp';
@@ -73,13 +79,11 @@ export function createStreamableHttpEndpoint(
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const admission = sessions.admit(newSession);
     if (!admission.ok) {
-      const seconds = admission.retryAfterSeconds;
-      replyError(
+      replyNoSessionFree(
         res,
-        503,
-        -32000,
-        `Service Unavailable: all ${sessions.size} sessions are active (in use or used within seconds); retry in ${seconds} s, or end sessions you no longer use with DELETE /mcp.`,
-        { 'Retry-After': String(seconds) },
+        sessions.size,
+        admission.retryAfterSeconds,
+        ', or end sessions you no longer use with DELETE /mcp',
       );
       return;
     }
