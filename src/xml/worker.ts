@@ -54,8 +54,19 @@ port.on('message', (request: WorkerRequest | WorkerForget) => {
   } catch (error) {
     reply = { id: request.id, ok: false, ...describeFailure(error), heapBytes: wasmHeapBytes() };
   }
-  port.postMessage(reply);
+  port.postMessage(reply, reply.ok ? ownBuffers(reply.result) : []);
 });
+
+/**
+ * The buffers of a result's byte fields (xml_format's text), transferred rather than cloned. Each
+ * was made for the result alone (never a view into libxml2's memory or a shared pool).
+ */
+function ownBuffers(result: unknown): ArrayBuffer[] {
+  if (typeof result !== 'object' || result === null) return [];
+  return Object.values(result).flatMap((value) =>
+    value instanceof Uint8Array && value.buffer instanceof ArrayBuffer ? [value.buffer] : [],
+  );
+}
 
 function describeFailure(error: unknown): { error: EngineErrorData; poisoned: boolean } {
   if (error instanceof EngineError) return { error: error.toData(), poisoned: false };
