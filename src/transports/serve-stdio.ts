@@ -21,11 +21,16 @@ export async function runStdio(
   engine: EnginePool,
   log: (message: string) => void,
 ): Promise<Error | undefined> {
+  let noticed = false;
   const transport = new LineStdioTransport(process.stdin, process.stdout, {
-    onUnreadOutput: (bytes) =>
+    // Once: a client reading a huge reply passes the bound too, for as long as it reads.
+    onUnreadOutput: (bytes) => {
+      if (noticed) return;
+      noticed = true;
       log(
-        `the client has not read ${mebibytes(bytes)} MiB of replies; reading no further request until it does`,
-      ),
+        `${mebibytes(bytes)} MiB of replies wait for the client to read them; requests are read as it does (said once)`,
+      );
+    },
   });
   const onError = (error: Error) => log(error.message);
   // A 2025 connection is one long session: its parsed documents are kept for its next calls.

@@ -6,6 +6,7 @@ import {
   MAX_MESSAGE_BYTES,
   MAX_UNWRITTEN_OUTPUT_BYTES,
 } from '../xml/limits.js';
+import { jsonLine } from './json-line.js';
 import { classifyLine, classifyValue, errorReply, INVALID_REQUEST, type RequestId } from './jsonrpc-lines.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';
 
@@ -107,12 +108,12 @@ export class LineStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#isClosed) return;
-    const json = JSON.stringify(message);
-    // One exact-size buffer: `${json}\n` would be flattened into a second copy of a reply that
-    // can be 100+ MB, and the stream's buffered length is then counted in bytes.
-    const line = Buffer.allocUnsafe(Buffer.byteLength(json) + 1);
-    line[line.write(json)] = NEWLINE;
-    this.#output.write(line);
+    // Buffers, so the stream's unwritten length counts bytes; a large reply is several, written
+    // together (corked) so no other message can come between them.
+    const line = jsonLine(message);
+    this.#output.cork();
+    for (const buffer of line) this.#output.write(buffer);
+    this.#output.uncork();
     const answered = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
     this.#settle(answered as RequestId | undefined);
   }

@@ -52,7 +52,7 @@ describe('stdio back-pressure of the built binary', () => {
     const noticed = new Promise<'noticed'>((resolve) =>
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
         stderr += chunk;
-        if (stderr.includes('has not read')) resolve('noticed');
+        if (stderr.includes('wait for the client to read')) resolve('noticed');
       }),
     );
     await written(child.stdin, `${initialize()}\n${initialized}\n`);
