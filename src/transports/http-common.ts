@@ -40,7 +40,7 @@ export function replyError(
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-export type BodyResult = { ok: true; body: unknown } | { ok: false };
+export type BodyResult = { ok: true; body: unknown; bytes: number } | { ok: false };
 
 /**
  * Reads and parses a POST body under the size bound, answering 415, 413 or 400 itself when the
@@ -68,9 +68,9 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
   }
   const bytes = Buffer.concat(chunks, size);
   const lifted = size >= LIFT_DOCUMENTS_FROM_BYTES ? parseLineLiftingDocuments(bytes) : undefined;
-  if (lifted) return { ok: true, body: lifted };
+  if (lifted) return { ok: true, body: lifted, bytes: size };
   try {
-    return { ok: true, body: JSON.parse(bytes.toString('utf8')) };
+    return { ok: true, body: JSON.parse(bytes.toString('utf8')), bytes: size };
   } catch (error) {
     replyError(res, 400, -32700, `Parse error: the body is not valid JSON (${(error as Error).message}).`);
     return { ok: false };
