@@ -19,8 +19,8 @@ const KEEP_LINE_BUFFER_BYTES = 16 * 1024 * 1024;
 const END_OF_INPUT_GRACE_MS = DEFAULT_CALL_TIMEOUT_MS * 3;
 
 /**
- * Line-framed stdio for the SDK's `serveStdio`, completing the SDK's own transport where SPEC
- * §3 asks more of it: a bad line gets a JSON-RPC error reply instead of silence, an oversized
+ * Line-framed stdio for the SDK's `serveStdio`, completing the SDK's own transport where
+ * docs/adr/0003-stdio-transport.md asks more of it: a bad line gets a JSON-RPC error reply instead of silence, an oversized
  * line is skipped with an error reply instead of closing the session, the line limit fits an
  * 8 MiB document at its worst JSON escaping, and at end of input the replies still owed are
  * written before the transport closes (the SDK aborts them). A large `tools/call` line has its
