@@ -152,9 +152,10 @@ async function main(): Promise<void> {
   process.once('SIGTERM', shutdown);
 
   if (settings.transport === 'stdio') {
-    stop = await runStdio(engine, onError);
+    const failure = await runStdio(engine, log);
     await engine.close();
-    return;
+    if (failure) log('stdout failed; exiting');
+    process.exit(failure ? 1 : 0);
   }
   const listening = await serveHttp(settings.transport, engine, {
     host: settings.host,

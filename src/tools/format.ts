@@ -24,7 +24,10 @@ export const xmlFormat = defineTool({
         { xml: encode(xml), indent, emptyElements: empty_elements },
         call,
       );
-      return toolResult(result.xml);
+      // The SDK wants a string; the bytes were transferred from the worker, so this is the copy.
+      return toolResult(
+        Buffer.from(result.xml.buffer, result.xml.byteOffset, result.xml.byteLength).toString('utf8'),
+      );
     });
   },
 });

@@ -53,7 +53,7 @@ export function replyNoSessionFree(res: ServerResponse, open: number, seconds: n
   );
 }
 
-export type BodyResult = { ok: true; body: unknown } | { ok: false };
+export type BodyResult = { ok: true; body: unknown; bytes: number } | { ok: false };
 
 /**
  * Reads and parses a POST body under the size bound, answering 415, 413 or 400 itself when the
@@ -94,7 +94,7 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
     replyError(res, 400, INVALID_REQUEST, TOO_DEEP_MESSAGE);
     return { ok: false };
   }
-  return { ok: true, body };
+  return { ok: true, body, bytes: size };
 }
 
 function declaredTooLarge(req: IncomingMessage): boolean {

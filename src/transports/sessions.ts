@@ -99,6 +99,11 @@ export class SessionRegistry<S extends Session> {
     entry.lastSeen = this.#now();
   }
 
+  /** The session is still open (not removed, evicted or reaped). */
+  has(id: string): boolean {
+    return this.#sessions.has(id);
+  }
+
   remove(id: string): void {
     this.#sessions.delete(id);
   }

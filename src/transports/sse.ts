@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Server } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import { createServer } from '../server.js';
 import type { EnginePool } from '../xml/pool.js';
 import { type NodeHandler, readJsonBody, replyError, replyNoSessionFree } from './http-common.js';
+import { DEFAULT_REPLY_LIMITS, ReplyBudget, type ReplyLimits } from './reply-budget.js';
 import { type SessionLimits, SessionRegistry } from './sessions.js';
 
 export const SSE_PATH = '/sse';
@@ -12,8 +13,27 @@ export const MESSAGES_PATH = '/messages/';
 interface SseSession {
   readonly id: string;
   transport: SSEServerTransport;
+  replies: ReplyBudget;
   server: Server;
   close(): Promise<void>;
+}
+
+/** The SDK's transport, telling the session's budget when a reply has been written. */
+class BudgetedSseTransport extends SSEServerTransport {
+  readonly #replies: ReplyBudget;
+
+  constructor(endpoint: string, res: ServerResponse, replies: ReplyBudget) {
+    super(endpoint, res);
+    this.#replies = replies;
+  }
+
+  override async send(message: JSONRPCMessage): Promise<void> {
+    try {
+      await super.send(message);
+    } finally {
+      if ('result' in message || 'error' in message) this.#replies.answered(message.id);
+    }
+  }
 }
 
 export interface SseEndpoint {
@@ -26,12 +46,15 @@ export interface SseEndpoint {
  * The legacy HTTP+SSE transport (revision 2024-11-05) from the SDK's server-legacy package:
  * `GET /sse` opens a session and announces its `POST /messages/?sessionId=…` endpoint.
  * Same limits and checks as Streamable HTTP: bodies are read under our bound before the
- * SDK sees them (its own default is 4 MiB).
+ * SDK sees them (its own default is 4 MiB). Every reply of a session goes down its one stream, so
+ * a POST is read only while that stream's unread replies and unanswered requests are within the
+ * bounds stdio has (docs/adr/0010-output-back-pressure.md); meanwhile it waits, unread.
  */
 export function createSseEndpoint(
   engine: EnginePool,
   onError: (error: Error) => void,
   limits?: SessionLimits,
+  replyLimits: ReplyLimits = DEFAULT_REPLY_LIMITS,
 ): SseEndpoint {
   const sessions = new SessionRegistry<SseSession>(limits);
 
@@ -40,9 +63,10 @@ export function createSseEndpoint(
     // or no SSE session could ever be evicted or reaped
     // (docs/adr/0009-evict-the-longest-idle-session.md).
     const admission = sessions.admit(() => {
-      const transport = new SSEServerTransport(MESSAGES_PATH, res);
+      const replies = new ReplyBudget(res, replyLimits);
+      const transport = new BudgetedSseTransport(MESSAGES_PATH, res, replies);
       const server = createServer(engine, { cacheDocuments: true });
-      return { id: transport.sessionId, transport, server, close: () => server.close() };
+      return { id: transport.sessionId, transport, replies, server, close: () => server.close() };
     });
     if (!admission.ok) {
       replyNoSessionFree(res, sessions.size, admission.retryAfterSeconds);
@@ -69,9 +93,20 @@ export function createSseEndpoint(
       return;
     }
     res.once('close', () => sessions.end(id));
-    const read = await readJsonBody(req, res);
+    // The body stays unread (in the socket) while the client has not read what it was sent.
+    const read = await session.replies.admit(async () => {
+      const body = await readJsonBody(req, res);
+      if (body.ok) session.replies.received(body.body, body.bytes);
+      return body;
+    });
     if (!read.ok) return;
+    if (!sessions.has(id)) {
+      replyError(res, 404, -32001, 'Session not found: its stream closed while this message waited.');
+      return;
+    }
     await session.transport.handlePostMessage(req, res, read.body);
+    // A message the SDK refused is owed nothing.
+    if (res.statusCode !== 202) session.replies.answered((read.body as { id?: unknown } | null)?.id);
   }
 
   const handle: NodeHandler = async (req, res) => {

@@ -1,6 +1,12 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { DEFAULT_CALL_TIMEOUT_MS, MAX_MESSAGE_BYTES } from '../xml/limits.js';
+import {
+  DEFAULT_CALL_TIMEOUT_MS,
+  MAX_IN_FLIGHT_REQUEST_BYTES,
+  MAX_MESSAGE_BYTES,
+  MAX_UNWRITTEN_OUTPUT_BYTES,
+} from '../xml/limits.js';
+import { jsonLine } from './json-line.js';
 import { classifyLine, classifyValue, errorReply, INVALID_REQUEST, type RequestId } from './jsonrpc-lines.js';
 import { LEADING_ID_BYTES, leadingId } from './leading-id.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';
@@ -14,26 +20,45 @@ const KEEP_LINE_BUFFER_BYTES = 16 * 1024 * 1024;
 const END_OF_INPUT_GRACE_MS = DEFAULT_CALL_TIMEOUT_MS * 3;
 
 /**
- * Line-framed stdio for the SDK's `serveStdio`, completing the SDK's own transport where SPEC
- * §3 asks more of it: a bad line gets a JSON-RPC error reply instead of silence, an oversized
+ * Line-framed stdio for the SDK's `serveStdio`, completing the SDK's own transport where
+ * docs/adr/0003-stdio-transport.md asks more of it: a bad line gets a JSON-RPC error reply instead of silence, an oversized
  * line is skipped with an error reply instead of closing the session, the line limit fits an
  * 8 MiB document at its worst JSON escaping, and at end of input the replies still owed are
  * written before the transport closes (the SDK aborts them). A large `tools/call` line has its
  * documents taken out as UTF-8 bytes instead of being decoded whole (docs/adr/0007).
+ *
+ * Reading follows the client's reading (docs/adr/0010-output-back-pressure.md): no request is
+ * read while the replies written exceed `maxUnwrittenBytes` unread by the client, nor while the
+ * requests read and not yet answered add up to `maxInFlightBytes`; reading resumes on stdout's
+ * `'drain'` or the answer. A failed stdout (the client went away) closes the transport.
  */
 export class LineStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  /** Resolves once the transport has closed, whichever side closed it. */
-  readonly closed: Promise<void>;
+  /**
+   * Resolves once the transport has closed, whichever side closed it: with the stdout error that
+   * closed it, or undefined at the end of input.
+   */
+  readonly closed: Promise<Error | undefined>;
 
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #maxLineBytes: number;
   readonly #liftFrom: number;
-  readonly #pending = new Set<RequestId>();
+  readonly #maxUnwrittenBytes: number;
+  readonly #maxInFlightBytes: number;
+  /** Requests delivered and not yet answered, with the size of their line. */
+  readonly #pending = new Map<RequestId, number>();
+  #inFlightBytes = 0;
+  /** True while input is paused for the client to read or for answers; see #updateFlow. */
+  #paused = false;
+  /** True from the moment the unwritten replies pass their bound until they drain. */
+  #waitingForClient = false;
+  readonly #onUnreadOutput: ((unwrittenBytes: number) => void) | undefined;
+  /** The rest of the chunk being split into lines when reading paused, read first on resume. */
+  #held: Buffer | undefined;
   /** The line being read, in one buffer reused from line to line (see #append). */
   #line: Buffer = Buffer.allocUnsafeSlow(LINE_BUFFER_BYTES);
   #buffered = 0;
@@ -41,17 +66,28 @@ export class LineStdioTransport implements Transport {
   #skipping = false;
   #inputEnded = false;
   #isClosed = false;
-  #resolveClosed: () => void = () => {};
+  #failure: Error | undefined;
+  #resolveClosed: (failure: Error | undefined) => void = () => {};
 
   constructor(
     input: Readable,
     output: Writable,
-    options: { maxLineBytes?: number; liftDocumentsFromBytes?: number } = {},
+    options: {
+      maxLineBytes?: number;
+      liftDocumentsFromBytes?: number;
+      maxUnwrittenBytes?: number;
+      maxInFlightBytes?: number;
+      /** Called each time reading pauses because the client has not read its replies. */
+      onUnreadOutput?: (unwrittenBytes: number) => void;
+    } = {},
   ) {
     this.#input = input;
     this.#output = output;
     this.#maxLineBytes = options.maxLineBytes ?? MAX_MESSAGE_BYTES;
     this.#liftFrom = options.liftDocumentsFromBytes ?? LIFT_DOCUMENTS_FROM_BYTES;
+    this.#maxUnwrittenBytes = options.maxUnwrittenBytes ?? MAX_UNWRITTEN_OUTPUT_BYTES;
+    this.#maxInFlightBytes = options.maxInFlightBytes ?? MAX_IN_FLIGHT_REQUEST_BYTES;
+    this.#onUnreadOutput = options.onUnreadOutput;
     this.closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
     });
@@ -61,7 +97,11 @@ export class LineStdioTransport implements Transport {
     this.#input.on('data', this.#onData);
     this.#input.on('end', this.#onEnd);
     this.#input.on('error', (error: Error) => this.onerror?.(error));
+    this.#output.on('drain', this.#updateFlow);
+    // EPIPE when the client closed its end, ENOBUFS when the system refused the write: nothing
+    // written from now on can arrive, so the session ends instead of answering into the void.
     this.#output.on('error', (error: Error) => {
+      this.#failure ??= error;
       this.onerror?.(error);
       void this.close();
     });
@@ -69,14 +109,14 @@ export class LineStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#isClosed) return;
-    const line = `${JSON.stringify(message)}\n`;
-    if (!this.#output.write(line)) {
-      await new Promise<void>((resolve) => this.#output.once('drain', resolve));
-    }
-    if ('id' in message && ('result' in message || 'error' in message) && message.id !== undefined) {
-      this.#pending.delete(message.id as RequestId);
-      this.#closeIfDone();
-    }
+    // Buffers, so the stream's unwritten length counts bytes; a large reply is several, written
+    // together (corked) so no other message can come between them.
+    const line = jsonLine(message);
+    this.#output.cork();
+    for (const buffer of line) this.#output.write(buffer);
+    this.#output.uncork();
+    const answered = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
+    this.#settle(answered as RequestId | undefined);
   }
 
   async close(): Promise<void> {
@@ -84,20 +124,87 @@ export class LineStdioTransport implements Transport {
     this.#isClosed = true;
     this.#input.off('data', this.#onData);
     this.#input.off('end', this.#onEnd);
+    this.#output.off('drain', this.#updateFlow);
+    // A paused stdin does not keep the process alive; a flowing one with no reader would.
+    this.#input.pause();
+    this.#held = undefined;
     this.#buffered = 0;
     this.onclose?.();
-    this.#resolveClosed();
+    this.#resolveClosed(this.#failure);
+  }
+
+  /** Requests read and not yet answered, in bytes of their lines (for tests and diagnostics). */
+  get inFlightBytes(): number {
+    return this.#inFlightBytes;
+  }
+
+  /** True while no request is read: the client has not read its replies, or too many are owed. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /**
+   * Pauses reading while the client has not taken `maxUnwrittenBytes` of replies or the requests
+   * owed an answer reach `maxInFlightBytes`, and resumes when neither holds. The calls already
+   * read run on and are written; the bytes after the last line read wait in `#held`.
+   */
+  #updateFlow = (): void => {
+    if (this.#isClosed) return;
+    const owedTooMuch = this.#pending.size > 0 && this.#inFlightBytes >= this.#maxInFlightBytes;
+    const unwritten = this.#output.writableLength;
+    const unread = unwritten > this.#maxUnwrittenBytes;
+    if (unread && !this.#waitingForClient) {
+      this.#waitingForClient = true;
+      this.#onUnreadOutput?.(unwritten);
+    }
+    if (owedTooMuch || unread) {
+      if (!this.#paused) {
+        this.#paused = true;
+        this.#input.pause();
+      }
+      return;
+    }
+    this.#waitingForClient = false;
+    if (!this.#paused) return;
+    this.#paused = false;
+    const held = this.#held;
+    this.#held = undefined;
+    if (held) this.#onData(held);
+    if (!this.#paused) this.#input.resume();
+    this.#closeIfDone();
+  };
+
+  /** After a write or a cancellation: the request `id` (if any) is no longer owed. */
+  #settle(id: RequestId | undefined): void {
+    const bytes = id === undefined ? undefined : this.#pending.get(id);
+    if (id !== undefined && bytes !== undefined) {
+      this.#pending.delete(id);
+      this.#inFlightBytes -= bytes;
+    }
+    this.#updateFlow();
+    this.#closeIfDone();
   }
 
   #onEnd = (): void => {
     this.#inputEnded = true;
     this.#closeIfDone();
-    // Backstop: a request the server never answers must not keep the process alive forever.
-    setTimeout(() => void this.close(), END_OF_INPUT_GRACE_MS).unref();
+    this.#armBackstop();
   };
 
+  /**
+   * A request the server never answers must not keep the process alive forever; replies the
+   * client is still reading are not that, and requests held for it to read them are still owed.
+   */
+  #armBackstop(): void {
+    setTimeout(() => {
+      if (this.#output.writableLength > 0) this.#armBackstop();
+      else void this.close();
+    }, END_OF_INPUT_GRACE_MS).unref();
+  }
+
+  /** At the end of input, once every request read (or held unread) has been answered. */
   #closeIfDone(): void {
-    if (this.#inputEnded && this.#pending.size === 0) void this.close();
+    if (this.#inputEnded && this.#pending.size === 0 && this.#held === undefined) void this.close();
   }
 
   #onData = (chunk: Buffer): void => {
@@ -106,6 +213,10 @@ export class LineStdioTransport implements Transport {
       this.#append(chunk.subarray(start, newline));
       this.#endLine();
       start = newline + 1;
+      if (this.#paused) {
+        if (start < chunk.length) this.#held = chunk.subarray(start);
+        return;
+      }
     }
     this.#append(chunk.subarray(start));
   };
@@ -164,7 +275,11 @@ export class LineStdioTransport implements Transport {
       return;
     }
     const { message } = verdict;
-    if ('method' in message && 'id' in message && message.id !== undefined) this.#pending.add(message.id);
+    if ('method' in message && 'id' in message && message.id !== undefined) {
+      this.#pending.set(message.id, (this.#pending.get(message.id) ?? 0) + bytes.length);
+      this.#inFlightBytes += bytes.length;
+      this.#updateFlow();
+    }
     this.onmessage?.(message);
     if ('method' in message && message.method === 'notifications/cancelled')
       this.#settleCancelled(message.params);
@@ -173,7 +288,7 @@ export class LineStdioTransport implements Transport {
   /** A cancelled request gets no reply (MCP), so it is no longer owed at end of input. */
   #settleCancelled(params: unknown): void {
     const id = (params as { requestId?: unknown } | undefined)?.requestId;
-    if ((typeof id === 'string' || typeof id === 'number') && this.#pending.delete(id)) this.#closeIfDone();
+    this.#settle(typeof id === 'string' || typeof id === 'number' ? id : undefined);
   }
 
   #reply(reply: ReturnType<typeof errorReply>): void {

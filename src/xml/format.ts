@@ -1,3 +1,4 @@
+import { ByteSink } from './byte-sink.js';
 import { parseDocument, type XmlSource } from './parse.js';
 
 export type EmptyElementStyle = 'self-closing' | 'spaced' | 'expanded';
@@ -8,30 +9,46 @@ export interface FormatOptions {
   emptyElements: EmptyElementStyle;
 }
 
+const NEWLINE = 0x0a;
+
 /**
  * Serialises the document again. libxml2 leaves any element holding text (mixed content,
  * `xml:space="preserve"` content) unindented, so character data is never changed; the parse
  * drops only whitespace-only text between elements, which is what indentation replaces.
  */
 export function format(xml: XmlSource, options: FormatOptions): string {
-  const text = typeof xml === 'string' ? xml : new TextDecoder().decode(xml);
+  return new TextDecoder().decode(formatToBytes(xml, options));
+}
+
+/**
+ * The same as UTF-8 bytes in a buffer of their own, which the worker transfers: an indented 8 MiB
+ * document formats to ~128 MB, and as a string it would be built in pieces, flattened, then
+ * cloned to the main thread (docs/adr/0010-output-back-pressure.md).
+ */
+export function formatToBytes(xml: XmlSource, options: FormatOptions): Uint8Array {
   const doc = parseDocument(xml, 'format');
+  const sink = new ByteSink();
   try {
-    const output = doc.toString({
+    doc.save(sink, {
+      encoding: 'utf-8',
       format: options.indent > 0,
       indentString: ' '.repeat(options.indent),
       noEmptyTags: options.emptyElements === 'expanded',
-      noDeclaration: !hasDeclaration(text),
+      noDeclaration: !hasDeclaration(xml),
     });
-    const trimmed = output.replace(/\n$/, '');
-    return options.emptyElements === 'spaced' ? spaceEmptyTags(trimmed) : trimmed;
   } finally {
     doc.dispose();
   }
+  const output = sink.take();
+  const trimmed = output[output.length - 1] === NEWLINE ? output.subarray(0, -1) : output;
+  if (options.emptyElements !== 'spaced') return trimmed;
+  return new TextEncoder().encode(spaceEmptyTags(new TextDecoder().decode(trimmed)));
 }
 
-function hasDeclaration(text: string): boolean {
-  return /^\uFEFF?<\?xml[\s?]/.test(text);
+/** Only the first characters can hold the declaration, so only they are decoded. */
+function hasDeclaration(xml: XmlSource): boolean {
+  const start = typeof xml === 'string' ? xml.slice(0, 8) : new TextDecoder().decode(xml.subarray(0, 16));
+  return /^\uFEFF?<\?xml[\s?]/.test(start);
 }
 
 /**

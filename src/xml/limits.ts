@@ -123,6 +123,25 @@ export const MAX_QUEUED_CALLS = 256;
  */
 export const MAX_QUEUED_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Reply bytes written to stdout (or a legacy SSE session's stream) but not yet taken by the
+ * client, past which no further request is read until the stream drains (docs/adr/0010-output-back-pressure.md). Without it a
+ * client that does not read has every reply it asks for kept in memory: an indented `xml_format`
+ * of 8 MiB answers ~128 MB. 64 MiB holds a few hundred ordinary replies, or one huge one
+ * (a reply is never split: it is written whole, then reading waits).
+ */
+export const MAX_UNWRITTEN_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Request bytes read and not yet answered (stdio, or one legacy SSE session), at or past which no
+ * further request is read until one is answered; one request is always read when none is in
+ * flight. Calls already read run and are written whatever the client does, so this is what bounds
+ * the output that can pile up past MAX_UNWRITTEN_OUTPUT_BYTES: two or three 8 MiB documents at a
+ * time (one per core on two cores), whose replies are at most ~16× their size (`xml_format`,
+ * indent 16).
+ */
+export const MAX_IN_FLIGHT_REQUEST_BYTES = 16 * 1024 * 1024;
+
 /** Indentation accepted by xml_format. */
 export const MAX_INDENT = 16;
 

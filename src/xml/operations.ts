@@ -1,6 +1,6 @@
 import { type CheckResult, check } from './check.js';
 import { DocumentCache } from './document-cache.js';
-import { type FormatOptions, format } from './format.js';
+import { type FormatOptions, formatToBytes } from './format.js';
 import { type InspectResult, inspectDocument } from './inspect.js';
 import { LARGE_DOCUMENT_BYTES, MAX_CACHED_DOCUMENT_BYTES, MAX_SCHEMA_CHAIN } from './limits.js';
 import { parseDocument } from './parse.js';
@@ -21,7 +21,8 @@ export interface Operations {
   inspect: { args: { xml: Uint8Array; cacheAs?: string }; result: InspectResult };
   check: { args: { xml: Uint8Array }; result: CheckResult };
   validate: { args: { xml: Uint8Array; xsd: Uint8Array }; result: ValidateResult };
-  format: { args: { xml: Uint8Array } & FormatOptions; result: { xml: string } };
+  /** The formatted text comes back as UTF-8 bytes, transferred like the document going in. */
+  format: { args: { xml: Uint8Array } & FormatOptions; result: { xml: Uint8Array } };
 }
 
 export type OperationName = keyof Operations;
@@ -84,7 +85,7 @@ export const operations: { [K in OperationName]: (args: Operations[K]['args']) =
     },
     format: ({ xml, indent, emptyElements }) => {
       makeRoomFor(xml);
-      return { xml: format(xml, { indent, emptyElements }) };
+      return { xml: formatToBytes(xml, { indent, emptyElements }) };
     },
   };
 

@@ -62,7 +62,7 @@ port.on('message', (request: WorkerRequest | WorkerForget) => {
   // success (a schema chain answered `Valid`), and its answer cannot be trusted either.
   const breach = stackGuard?.breach();
   if (breach !== undefined) reply = { id: request.id, ok: false, ...corrupted(breach) };
-  port.postMessage(reply);
+  port.postMessage(reply, reply.ok ? ownBuffers(reply.result) : []);
 });
 
 function corrupted(breach: string): { error: EngineErrorData; poisoned: true } {
@@ -73,6 +73,17 @@ function corrupted(breach: string): { error: EngineErrorData; poisoned: true } {
     },
     poisoned: true,
   };
+}
+
+/**
+ * The buffers of a result's byte fields (xml_format's text), transferred rather than cloned. Each
+ * was made for the result alone (never a view into libxml2's memory or a shared pool).
+ */
+function ownBuffers(result: unknown): ArrayBuffer[] {
+  if (typeof result !== 'object' || result === null) return [];
+  return Object.values(result).flatMap((value) =>
+    value instanceof Uint8Array && value.buffer instanceof ArrayBuffer ? [value.buffer] : [],
+  );
 }
 
 function describeFailure(error: unknown): { error: EngineErrorData; poisoned: boolean } {

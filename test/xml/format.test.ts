@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type FormatOptions, format } from '../../src/xml/format.js';
+import { type FormatOptions, format, formatToBytes } from '../../src/xml/format.js';
 
 const pretty: FormatOptions = { indent: 2, emptyElements: 'self-closing' };
 const minify: FormatOptions = { indent: 0, emptyElements: 'self-closing' };
@@ -61,5 +61,25 @@ describe('format', () => {
       '<?xml version="1.0"?>\n<r a="1"><x><y/><z>t</z></x><p>mixed <b>b</b> text</p><s xml:space="preserve"> <k/> </s><!--c--><e></e></r>';
     const once = format(source, options);
     expect(format(once, options)).toBe(once);
+  });
+});
+
+describe('formatToBytes', () => {
+  it('gives the UTF-8 bytes of the formatted text, across output blocks and multi-byte characters', () => {
+    // Well past the sink's first blocks and its 1 MiB block size, with 2-, 3- and 4-byte
+    // characters landing on every boundary libxml2's small writes can make.
+    const source = `<r>${'<a>é€😀x</a><b/>'.repeat(120_000)}</r>`;
+    const bytes = formatToBytes(source, pretty);
+    expect(bytes.byteLength).toBeGreaterThan(2 * 1024 * 1024);
+    expect(bytes.byteOffset).toBe(0);
+    const text = format(source, pretty);
+    expect(Buffer.from(bytes).equals(Buffer.from(text, 'utf8'))).toBe(true);
+    expect(text.split('\n')[1]).toBe('  <a>é€😀x</a>');
+  });
+
+  it('gives a buffer of its own, which a worker can transfer', () => {
+    const bytes = formatToBytes('<r><a/></r>', pretty);
+    expect(bytes.buffer).toBeInstanceOf(ArrayBuffer);
+    expect(bytes.buffer.byteLength).toBeLessThanOrEqual(bytes.byteLength + 1);
   });
 });
