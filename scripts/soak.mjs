@@ -309,7 +309,7 @@ function deepStrings(value, visit) {
 }
 
 /**
- * The output budget (SPEC §6): values in document order until 1,000 values or `maxChars`
+ * The output budget (docs/behaviour.md §6): values in document order until 1,000 values or `maxChars`
  * characters; the value that crosses the character budget is cut at it; `count` stays exact.
  * A cut must not split a surrogate pair, so where the naive cut would, the cut one code unit
  * shorter or longer is the accepted answer.

@@ -24,7 +24,7 @@ const toolNames = tools.map((tool) => tool.name).join(', ');
 
 /**
  * Builds the MCP server every transport serves. The tool handlers are registered on the
- * low-level `Server` rather than through `McpServer.registerTool`, because SPEC §2 wants an
+ * low-level `Server` rather than through `McpServer.registerTool`, because docs/behaviour.md §2 wants an
  * unknown tool and a bad argument to be `isError` results a model can read (McpServer answers
  * the first with JSON-RPC -32602) with messages that name the field (see docs/adr/0002).
  */
@@ -94,7 +94,7 @@ type Notify = (notification: {
 }) => Promise<void>;
 
 /**
- * A call that carries a `progressToken` hears when its work starts and ends (SPEC §3). The
+ * A call that carries a `progressToken` hears when its work starts and ends (docs/behaviour.md §3). The
  * engine call is one indivisible step on a worker, so there is no finer progress to report.
  */
 function progressReporter(

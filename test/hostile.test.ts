@@ -1,5 +1,5 @@
 /**
- * Hostile input through the real server (SPEC §1.1, §1.7, §6; issue 4 "A hostile-input test
+ * Hostile input through the real server (docs/behaviour.md §1.1, §1.7, §6; issue 4 "A hostile-input test
  * suite"). Every document is generated here. Each case checks three things: the call ends in a
  * clear `isError` or a safe answer, nothing was read from disk or the network, and the same
  * server then answers a normal query correctly.

@@ -30,7 +30,7 @@ export interface ToolDefinition<Args = unknown> {
   run(args: ToolArguments<Args>, context: ToolContext): Promise<CallToolResult>;
 }
 
-/** SPEC §1.3: every tool only reads, and the same call always gives the same answer. */
+/** docs/behaviour.md §1.3: every tool only reads, and the same call always gives the same answer. */
 const ANNOTATIONS = {
   readOnlyHint: true,
   destructiveHint: false,

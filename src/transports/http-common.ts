@@ -125,7 +125,7 @@ function refuseTooLarge(req: IncomingMessage, res: ServerResponse): void {
 }
 
 /**
- * DNS-rebinding protection (SPEC §4): `Host` must name this server (loopback names, or the
+ * DNS-rebinding protection (docs/behaviour.md §4): `Host` must name this server (loopback names, or the
  * address it was told to bind), and a browser `Origin`, when present, must be local too.
  */
 export function rebindingGuards(host: string): (req: IncomingMessage, res: ServerResponse) => boolean {

@@ -24,7 +24,7 @@ export function errorReply(id: RequestId | null, code: number, message: string):
 }
 
 /**
- * Classifies one line the way SPEC §3 asks: malformed JSON is -32700 with a null id; a
+ * Classifies one line the way docs/behaviour.md §3 asks: malformed JSON is -32700 with a null id; a
  * request with an id and no method, or any other shape JSON-RPC does not define, is -32600
  * (with the id when one can be read). The SDK's stdio transport drops such lines silently.
  */

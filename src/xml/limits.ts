@@ -1,9 +1,9 @@
 /**
- * Every bound the product enforces, in one place (SPEC §6). Transports, tools and the engine
+ * Every bound the product enforces, in one place (docs/behaviour.md §6). Transports, tools and the engine
  * read their limits from here so a change is one edit and the documentation has one source.
  */
 
-/** Largest XML document or XSD schema accepted, in UTF-8 bytes (SPEC §2). */
+/** Largest XML document or XSD schema accepted, in UTF-8 bytes (docs/behaviour.md §2). */
 export const MAX_DOCUMENT_BYTES = 8 * 1024 * 1024;
 
 /**
@@ -42,7 +42,7 @@ export const MAX_NAME_LENGTH = 50_000;
 /**
  * XPath expression bounds. This libxml2 build runs on emscripten's small WebAssembly stack:
  * ~280 nested predicates hang the compiler and ~4,500 flat operators corrupt the library
- * (ENGINE-NOTES.md), so expressions are capped well below both before they reach it.
+ * (docs/security-model.md), so expressions are capped well below both before they reach it.
  */
 export const MAX_XPATH_LENGTH = 2048;
 export const MAX_XPATH_NESTING = 32;

@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the stdio framing and JSON-RPC input (issue 4, SPEC §3): hostile
+ * Property-based fuzzing of the stdio framing and JSON-RPC input (issue 4, docs/behaviour.md §3): hostile
  * bytes go into a LineStdioTransport wired exactly as production (serveStdio + createServer +
  * an EnginePool), and the session must keep answering well-formed requests correctly, write
  * only JSON-RPC 2.0 responses, never answer a notification, and never crash.
