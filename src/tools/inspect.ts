@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { InspectResult } from '../xml/inspect.js';
+import { MAX_INSPECT_NAME_CHARS, MAX_INSPECT_NAMES, MAX_INSPECT_NAMESPACES } from '../xml/limits.js';
 import { answering, defineTool, encode, toolResult, xmlArgument } from './tool.js';
 
 const output = z.object({
@@ -11,6 +12,9 @@ const output = z.object({
   namespaces: z.array(
     z.object({ uri: z.string(), prefixes: z.array(z.string().nullable()), elements: z.int().min(0) }),
   ),
+  distinctElements: z.int().min(0).optional(),
+  distinctNamespaces: z.int().min(0).optional(),
+  truncated: z.literal(true).optional(),
 });
 
 export const xmlInspect = defineTool({
@@ -29,12 +33,18 @@ export const xmlInspect = defineTool({
 });
 
 function render(result: InspectResult): string {
+  const names = result.distinctElements ?? result.elements.length;
   const lines = [
     `Root element: ${result.root}`,
     `Maximum depth: ${result.maxDepth}`,
-    `Elements: ${result.totalElements} in ${result.elements.length} name${result.elements.length === 1 ? '' : 's'}; attributes: ${result.attributes}`,
+    `Elements: ${result.totalElements} in ${names} name${names === 1 ? '' : 's'}; attributes: ${result.attributes}`,
     ...result.elements.map(({ name, count }) => `  ${name}: ${count}`),
   ];
+  if (result.elements.length < names) {
+    lines.push(
+      `  [${names - result.elements.length} less frequent names left out: output budget of ${MAX_INSPECT_NAMES} names / ${MAX_INSPECT_NAME_CHARS} characters. Ask xml_query, e.g. count(//*[local-name()='NAME']).]`,
+    );
+  }
   if (result.namespaces.length === 0) {
     lines.push('Namespaces: none (unprefixed XPath names match these elements).');
     return lines.join('\n');
@@ -51,6 +61,12 @@ function render(result: InspectResult): string {
       `ns${index + 1}`;
     bindings[preferred] = uri;
   });
+  const namespaces = result.distinctNamespaces ?? result.namespaces.length;
+  if (result.namespaces.length < namespaces) {
+    lines.push(
+      `  [${namespaces - result.namespaces.length} more namespaces left out: output budget of ${MAX_INSPECT_NAMESPACES}.]`,
+    );
+  }
   lines.push(
     `Pass to xml_query as "namespaces": ${JSON.stringify(bindings)} (any prefix works; the URI is what matches).`,
   );

@@ -1,5 +1,6 @@
 import type { XmlDocument } from 'libxml2-wasm';
 import { XmlNodeType } from 'libxml2-wasm/lib/libxml2.mjs';
+import { MAX_INSPECT_NAME_CHARS, MAX_INSPECT_NAMES, MAX_INSPECT_NAMESPACES } from './limits.js';
 import { documentPointer, parseDocument, type XmlSource } from './parse.js';
 import { attributeCount, namespaceOf, qualifiedName, walk } from './tree.js';
 
@@ -15,11 +16,15 @@ export interface InspectResult {
   root: string;
   /** Root element is level 1; every node below it (element, text, comment, PI) one deeper. */
   maxDepth: number;
-  /** Every element name as written, with its count, most frequent first. */
+  /** Element names as written, with their counts, most frequent first (within the budget). */
   elements: Array<{ name: string; count: number }>;
   namespaces: NamespaceUse[];
   totalElements: number;
   attributes: number;
+  /** Present when `elements` or `namespaces` were cut to the budget: how many there are in all. */
+  distinctElements?: number;
+  distinctNamespaces?: number;
+  truncated?: true;
 }
 
 export function inspect(xml: XmlSource): InspectResult {
@@ -58,13 +63,15 @@ export function inspectDocument(doc: XmlDocument): InspectResult {
       namespaces.set(ns.uri, use);
     }
   });
-  return {
+  const elements = [...counts]
+    .map(([name, count]) => ({ name, count }))
+    .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
+  const listed = withinNameBudget(elements);
+  const result: InspectResult = {
     root,
     maxDepth,
-    elements: [...counts]
-      .map(([name, count]) => ({ name, count }))
-      .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1)),
-    namespaces: [...namespaces].map(([uri, use]) => ({
+    elements: listed,
+    namespaces: [...namespaces].slice(0, MAX_INSPECT_NAMESPACES).map(([uri, use]) => ({
       uri,
       prefixes: [...use.prefixes],
       elements: use.elements,
@@ -72,4 +79,24 @@ export function inspectDocument(doc: XmlDocument): InspectResult {
     totalElements,
     attributes,
   };
+  if (listed.length < elements.length || namespaces.size > MAX_INSPECT_NAMESPACES) {
+    result.distinctElements = elements.length;
+    result.distinctNamespaces = namespaces.size;
+    result.truncated = true;
+  }
+  return result;
+}
+
+/** The most frequent names, up to MAX_INSPECT_NAMES of them and MAX_INSPECT_NAME_CHARS in all. */
+function withinNameBudget(
+  elements: Array<{ name: string; count: number }>,
+): Array<{ name: string; count: number }> {
+  let chars = 0;
+  let end = 0;
+  while (end < Math.min(elements.length, MAX_INSPECT_NAMES)) {
+    chars += (elements[end] as { name: string }).name.length;
+    if (chars > MAX_INSPECT_NAME_CHARS) break;
+    end++;
+  }
+  return elements.slice(0, end);
 }

@@ -142,6 +142,15 @@ export const MAX_UNWRITTEN_OUTPUT_BYTES = 64 * 1024 * 1024;
  */
 export const MAX_IN_FLIGHT_REQUEST_BYTES = 16 * 1024 * 1024;
 
+/**
+ * What one xml_inspect answer lists: the most frequent element names and the namespaces, up to
+ * these counts and, for the names, this many characters in all; the exact totals are always
+ * given. Without a bound a document of 600,000 distinct names answered 22 MB.
+ */
+export const MAX_INSPECT_NAMES = 1_000;
+export const MAX_INSPECT_NAME_CHARS = 20_000;
+export const MAX_INSPECT_NAMESPACES = 100;
+
 /** Indentation accepted by xml_format. */
 export const MAX_INDENT = 16;
 

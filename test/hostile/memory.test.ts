@@ -78,3 +78,15 @@ describe('arguments bounded before the queue', () => {
     expect(text(result)).toBe('1');
   });
 });
+
+describe('answers bounded whatever the document', () => {
+  it('answers xml_inspect on 600,000 distinct element names in a bounded reply with the exact totals', async () => {
+    const names = Array.from({ length: 600_000 }, (_, i) => `<n${i}/>`).join('');
+    const result = await client.callTool({ name: 'xml_inspect', arguments: { xml: `<r>${names}</r>` } });
+    const message = text(result);
+    expect(message).toContain('Elements: 600001 in 600001 names');
+    expect(message).toMatch(/\[599001 less frequent names left out: output budget of 1000 names/);
+    expect(JSON.stringify(result).length).toBeLessThan(200_000);
+    expect(result.structuredContent).toMatchObject({ distinctElements: 600_001, truncated: true });
+  });
+});
