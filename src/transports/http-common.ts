@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { isJsonContentType, localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { MAX_JSON_NESTING, MAX_MESSAGE_BYTES } from '../xml/limits.js';
-import { nestsDeeperThan } from './json-depth.js';
+import { textNestsDeeperThan } from './json-depth.js';
 import { INVALID_REQUEST, TOO_DEEP_MESSAGE } from './jsonrpc-lines.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';
 
@@ -81,16 +81,18 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
     chunks.push(chunk);
   }
   const bytes = Buffer.concat(chunks, size);
-  let body: unknown = size >= LIFT_DOCUMENTS_FROM_BYTES ? parseLineLiftingDocuments(bytes) : undefined;
-  if (body === undefined) {
-    try {
-      body = JSON.parse(bytes.toString('utf8'));
-    } catch (error) {
-      replyError(res, 400, -32700, `Parse error: the body is not valid JSON (${(error as Error).message}).`);
-      return { ok: false };
-    }
+  // The lifting reader measures the nesting of what it parses, and declines a message too deep.
+  const lifted = size >= LIFT_DOCUMENTS_FROM_BYTES ? parseLineLiftingDocuments(bytes) : undefined;
+  if (lifted) return { ok: true, body: lifted, bytes: size };
+  const text = bytes.toString('utf8');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    replyError(res, 400, -32700, `Parse error: the body is not valid JSON (${(error as Error).message}).`);
+    return { ok: false };
   }
-  if (nestsDeeperThan(body, MAX_JSON_NESTING)) {
+  if (textNestsDeeperThan(text, MAX_JSON_NESTING)) {
     replyError(res, 400, INVALID_REQUEST, TOO_DEEP_MESSAGE);
     return { ok: false };
   }

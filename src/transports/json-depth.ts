@@ -1,33 +1,41 @@
+const QUOTE = '"';
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
 /**
- * Whether a parsed JSON value nests arrays and objects more than `limit` levels deep (a bare
- * `[]` is one level). Iterative, so any depth JSON.parse built can be measured without
- * overflowing the stack, and it stops at the first value past the limit. Only plain arrays and
- * objects are entered: JSON.parse builds nothing else, and a lifted document (a class instance
- * holding its bytes, docs/adr/0007) is a leaf.
+ * Whether JSON text nests arrays and objects more than `limit` levels deep (a bare `[]` is one
+ * level), read from the text itself: one pass that jumps from quote to quote through strings,
+ * and stops at the first bracket past the limit. Reading the parsed value instead means
+ * enumerating every key of every object, ~1 s for one argument of a million keys (V8 keeps such
+ * an object as a dictionary). Meant for text JSON.parse accepted; on other text it may say
+ * anything.
  */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const values: unknown[] = [value];
-  const depths: number[] = [1];
-  while (values.length > 0) {
-    const next = values.pop();
-    const depth = depths.pop() as number;
-    const children = containerChildren(next);
-    if (!children) continue;
-    if (depth > limit) return true;
-    for (const child of children) {
-      // Only containers are pushed, so a wide array of scalars costs one pass over it.
-      if (typeof child !== 'object' || child === null) continue;
-      values.push(child);
-      depths.push(depth + 1);
+export function textNestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === OPEN_BRACKET || code === OPEN_BRACE) {
+      if (++depth > limit) return true;
+    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
+      depth--;
+    } else if (code === 0x22) {
+      at = closingQuote(text, at);
     }
   }
   return false;
 }
 
-function containerChildren(value: unknown): unknown[] | undefined {
-  if (Array.isArray(value)) return value;
-  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.values(value);
+/** The index of the quote that ends the string opened at `open`: one preceded by an even run of backslashes. */
+function closingQuote(text: string, open: number): number {
+  let quote = text.indexOf(QUOTE, open + 1);
+  while (quote > 0) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    quote = text.indexOf(QUOTE, quote + 1);
   }
-  return undefined;
+  return text.length;
 }

@@ -1,6 +1,6 @@
 import { type JSONRPCMessage, parseJSONRPCMessage } from '@modelcontextprotocol/server';
 import { MAX_JSON_NESTING } from '../xml/limits.js';
-import { nestsDeeperThan } from './json-depth.js';
+import { textNestsDeeperThan } from './json-depth.js';
 
 export type RequestId = string | number;
 
@@ -41,10 +41,16 @@ export function classifyLine(line: string): LineVerdict {
       ),
     };
   }
+  if (typeof value === 'object' && value !== null && textNestsDeeperThan(line, MAX_JSON_NESTING)) {
+    return { reply: errorReply(readableId(value), INVALID_REQUEST, TOO_DEEP_MESSAGE) };
+  }
   return classifyValue(value);
 }
 
-/** The same classification for a line already parsed. */
+/**
+ * The same classification for a line already parsed, whose nesting was already measured (by
+ * `classifyLine`, or by the lifting reader, which declines a message nested too deep).
+ */
 export function classifyValue(value: unknown): LineVerdict {
   const id = readableId(value);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -56,8 +62,6 @@ export function classifyValue(value: unknown): LineVerdict {
       ),
     };
   }
-  if (nestsDeeperThan(value, MAX_JSON_NESTING))
-    return { reply: errorReply(id, INVALID_REQUEST, TOO_DEEP_MESSAGE) };
   const record = value as Record<string, unknown>;
   if (!('method' in record) && 'id' in record && !('result' in record) && !('error' in record)) {
     return {

@@ -1,5 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { DOCUMENT_ARGUMENTS, LiftedDocument } from '../tools/lifted-document.js';
+import { MAX_JSON_NESTING } from '../xml/limits.js';
+import { textNestsDeeperThan } from './json-depth.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -113,12 +115,15 @@ class Lifter {
       from = end;
     }
     pieces.push(decode(this.#bytes, from, this.#bytes.length));
+    const rest = pieces.join('');
     let message: unknown;
     try {
-      message = JSON.parse(pieces.join(''));
+      message = JSON.parse(rest);
     } catch {
       return undefined;
     }
+    // Too deep for the SDK to handle: the ordinary path reads it again and answers why.
+    if (textNestsDeeperThan(rest, MAX_JSON_NESTING)) return undefined;
     const args = (message as { params?: { arguments?: Record<string, unknown> } }).params?.arguments;
     if (
       (message as { method?: unknown }).method !== 'tools/call' ||

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Listening } from '../../src/transports/http-common.js';
-import { nestsDeeperThan } from '../../src/transports/json-depth.js';
+import { textNestsDeeperThan } from '../../src/transports/json-depth.js';
 import { classifyLine } from '../../src/transports/jsonrpc-lines.js';
 import { serveHttp } from '../../src/transports/serve-http.js';
 import { MAX_JSON_NESTING } from '../../src/xml/limits.js';
@@ -97,19 +97,18 @@ describe('a message nested deeper than MAX_JSON_NESTING', () => {
   });
 });
 
-describe('nestsDeeperThan', () => {
+describe('textNestsDeeperThan', () => {
   it('counts a bare [] as one level and stops past the limit', () => {
-    expect(nestsDeeperThan(JSON.parse(nested(3)), 3)).toBe(false);
-    expect(nestsDeeperThan(JSON.parse(nested(4)), 3)).toBe(true);
-    expect(nestsDeeperThan({ a: [{ b: 1 }], c: 'x' }, 3)).toBe(false);
-    expect(nestsDeeperThan({ a: [{ b: {} }] }, 3)).toBe(true);
-    expect(nestsDeeperThan('text', 0)).toBe(false);
+    expect(textNestsDeeperThan(nested(3), 3)).toBe(false);
+    expect(textNestsDeeperThan(nested(4), 3)).toBe(true);
+    expect(textNestsDeeperThan('{"a":[{"b":1}],"c":"x"}', 3)).toBe(false);
+    expect(textNestsDeeperThan('{"a":[{"b":{}}]}', 3)).toBe(true);
+    expect(textNestsDeeperThan('"text"', 0)).toBe(false);
   });
 
-  it('does not enter a class instance such as a lifted document', () => {
-    class Holder {
-      readonly inner = JSON.parse(nested(10));
-    }
-    expect(nestsDeeperThan({ x: new Holder() }, 2)).toBe(false);
+  it('ignores brackets inside strings, escaped quotes included', () => {
+    expect(textNestsDeeperThan(JSON.stringify({ a: '[[[[{{{{', b: 'say \\"[[[[" \\' }), 1)).toBe(false);
+    expect(textNestsDeeperThan(JSON.stringify({ a: 'x\\', b: [[1]] }), 2)).toBe(true);
+    expect(textNestsDeeperThan(JSON.stringify({ a: '\\"', b: [1] }), 2)).toBe(false);
   });
 });

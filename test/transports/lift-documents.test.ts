@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LiftedDocument } from '../../src/tools/lifted-document.js';
 import { parseLineLiftingDocuments } from '../../src/transports/lift-documents.js';
+import { MAX_JSON_NESTING } from '../../src/xml/limits.js';
 
 const call = (args: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   jsonrpc: '2.0',
@@ -146,11 +147,15 @@ describe('parseLineLiftingDocuments', () => {
     expect(parseLineLiftingDocuments(bytes)).toBeUndefined();
   });
 
-  it('skips deeply nested values elsewhere without recursion', () => {
-    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
-    const text = `{"method":"tools/call","params":{"_meta":{"x":${deep}},"arguments":{"xml":"<a/>"}}}`;
-    const lifted = parseLineLiftingDocuments(line(text));
-    expect(liftedBytes(lifted, 'xml').toString()).toBe('<a/>');
+  it('skips deeply nested values elsewhere without recursion, then declines the message as too deep', () => {
+    const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const text = (levels: number) =>
+      `{"method":"tools/call","params":{"_meta":{"x":${deep(levels)}},"arguments":{"xml":"<a/>"}}}`;
+    // Past MAX_JSON_NESTING the ordinary path reads the line again and says why it is refused.
+    expect(parseLineLiftingDocuments(line(text(200_000)))).toBeUndefined();
+    expect(liftedBytes(parseLineLiftingDocuments(line(text(MAX_JSON_NESTING - 3))), 'xml').toString()).toBe(
+      '<a/>',
+    );
   });
 
   it('never throws, and what it reads from any mutated line is what JSON.parse reads', () => {
