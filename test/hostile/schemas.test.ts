@@ -81,7 +81,7 @@ describe('a schema of chained definitions', () => {
       );
       for (const answer of answers) {
         expect(answer.isError).toBe(true);
-        expect(text(answer)).toMatch(/chains \d+ definitions through one another .*the limit is 500/);
+        expect(text(answer)).toMatch(/chains its definitions \d+ links deep .*the limit is 500/);
       }
       await expectSoundForEveryone(engine);
     },

@@ -77,3 +77,45 @@ function root(kind: ChainKind, links: number): string {
       return `<xs:element name="r" type="${top}"/>`;
   }
 }
+
+/**
+ * `named` simple types in a chain, each wrapping `nesting` anonymous restrictions around its
+ * base: libxml2 recurses once per nested level too, so the chain is named × nesting links deep.
+ */
+export function nestedChainSchema(named: number, nesting: number): string {
+  const parts: string[] = [];
+  for (let i = named; i >= 1; i--) {
+    let inner = `<xs:restriction base="${i === 1 ? 'xs:string' : `t${i - 1}`}"/>`;
+    for (let k = 0; k < nesting; k++)
+      inner = `<xs:restriction><xs:simpleType>${inner}</xs:simpleType></xs:restriction>`;
+    parts.push(`<xs:simpleType name="t${i}">${inner}</xs:simpleType>`);
+  }
+  return `<xs:schema xmlns:xs="${XS}"><xs:element name="r" type="t${named}"/>${parts.join('')}</xs:schema>`;
+}
+
+/**
+ * An extension chain of segments × length complex types, where the first type of each segment
+ * also holds an element whose anonymous type extends the first type of the segment before: a
+ * legal cycle through nested content, declared so that a search that sets lengths while a cycle
+ * is open would measure one segment instead of the whole chain.
+ */
+export function cycleCutChainSchema(segments: number, length: number): string {
+  const total = segments * length;
+  const definition = (i: number) => {
+    const back =
+      i % length === 0 && i >= length
+        ? `<xs:sequence><xs:element name="e${i}" minOccurs="0"><xs:complexType><xs:complexContent><xs:extension base="c${i - length}"/></xs:complexContent></xs:complexType></xs:element></xs:sequence>`
+        : '';
+    const base =
+      i === total - 1
+        ? ''
+        : `<xs:complexContent><xs:extension base="c${i + 1}">${back}</xs:extension></xs:complexContent>`;
+    return `<xs:complexType name="c${i}">${base}</xs:complexType>`;
+  };
+  const order: number[] = [];
+  for (let j = segments - 1; j >= 0; j--) order.push(j * length);
+  for (let i = 0; i < total; i++) if (i % length !== 0) order.push(i);
+  return `<xs:schema xmlns:xs="${XS}"><xs:element name="r" type="c0"/>${order.map(definition).join('')}</xs:schema>`;
+}
+
+const XS = 'http://www.w3.org/2001/XMLSchema';

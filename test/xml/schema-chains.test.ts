@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_SCHEMA_CHAIN } from '../../src/xml/limits.js';
 import { validate } from '../../src/xml/validate.js';
-import { CHAIN_KINDS, chainedSchema } from '../support/schema-chains.js';
+import {
+  CHAIN_KINDS,
+  chainedSchema,
+  cycleCutChainSchema,
+  nestedChainSchema,
+} from '../support/schema-chains.js';
 import { engineError } from './engine-error.js';
 
 const XS = 'http://www.w3.org/2001/XMLSchema';
@@ -12,7 +17,7 @@ describe('schema definition chains', () => {
     expect(error.code).toBe('limit-exceeded');
     expect(error.message).toContain('`xsd`');
     // The group kinds' chain starts at the root element `r`, which refers to d6000.
-    expect(error.message).toMatch(/chains 600[12] definitions through one another \(`(r|d6000)` → … → `d0`/);
+    expect(error.message).toMatch(/chains its definitions 600[12] links deep \(from `(r|d6000)` to `d0`/);
     expect(error.message).toContain(`the limit is ${MAX_SCHEMA_CHAIN}`);
   });
 
@@ -53,5 +58,16 @@ describe('schema definition chains', () => {
     ).join('');
     const xsd = `<xs:schema xmlns:xs="${XS}"><xs:element name="r" type="t2999"/>${types}</xs:schema>`;
     expect(validate('<r>x</r>', xsd).valid).toBe(true);
+  });
+
+  it('counts anonymous types nested inside a definition as links of the chain', () => {
+    // 100 named types of 100 nested levels: few definitions, a chain 10,000 deep.
+    const error = engineError(() => validate('<r>x</r>', nestedChainSchema(100, 100)));
+    expect(error.code).toBe('limit-exceeded');
+    expect(validate('<r>x</r>', nestedChainSchema(20, 20)).valid).toBe(true);
+  });
+
+  it('counts a chain whole when legal cycles through nested content cut it into segments', () => {
+    expect(engineError(() => validate('<r/>', cycleCutChainSchema(20, 400))).code).toBe('limit-exceeded');
   });
 });
