@@ -12,25 +12,36 @@ export interface ShelteredArguments {
   raw: unknown;
   /** Field → the name its `__proto__` key was given. */
   renamed: Map<string, string>;
+  /** Gives the caller's objects their `__proto__` key back, once validation is done. */
+  undo(): void;
 }
 
+/**
+ * Renames the key in place, in the caller's own objects, and `undo` renames it back: copying an
+ * object instead would cost a second for one of a million keys, before any bound is checked.
+ */
 export function shelterProtoKeys(raw: unknown): ShelteredArguments {
   const renamed = new Map<string, string>();
-  if (!isPlainObject(raw)) return { raw, renamed };
-  const copy: Record<string, unknown> = {};
+  const undos: Array<() => void> = [];
+  const undo = () => {
+    for (const step of undos) step();
+  };
+  if (!isPlainObject(raw)) return { raw, renamed, undo };
   for (const [field, value] of Object.entries(raw)) {
-    if (isPlainObject(value) && Object.hasOwn(value, PROTO)) {
-      // A name no other key of this object has; it stays an NCName, like the key it stands for.
-      let stand = `${PROTO}_`;
-      while (Object.hasOwn(value, stand)) stand += '_';
-      const entries = Object.entries(value).map(([key, item]) => [key === PROTO ? stand : key, item]);
-      defineOwn(copy, field, Object.fromEntries(entries));
-      renamed.set(field, stand);
-    } else {
-      defineOwn(copy, field, value);
-    }
+    if (!isPlainObject(value) || !Object.hasOwn(value, PROTO)) continue;
+    // A name no other key of this object has; it stays an NCName, like the key it stands for.
+    let stand = `${PROTO}_`;
+    while (Object.hasOwn(value, stand)) stand += '_';
+    const binding = Object.getOwnPropertyDescriptor(value, PROTO)?.value;
+    delete value[PROTO];
+    defineOwn(value, stand, binding);
+    renamed.set(field, stand);
+    undos.push(() => {
+      delete value[stand];
+      defineOwn(value, PROTO, binding);
+    });
   }
-  return { raw: copy, renamed };
+  return { raw, renamed, undo };
 }
 
 /** Gives the parsed object arguments their `__proto__` key back, as an own data property. */

@@ -80,6 +80,7 @@ export function parseArguments<Args>(
       : { ...(raw as object), ...Object.fromEntries(lifted.map(([key]) => [key, ''])) },
   );
   const result = tool.input.safeParse(sheltered.raw);
+  sheltered.undo();
   if (!result.success) {
     const issue = result.error.issues[0];
     const path = originalPath(issue?.path ?? [], sheltered.renamed);
