@@ -31,6 +31,7 @@ interface Entry<S> {
   session: S;
   lastSeen: number;
   inFlight: number;
+  streams: number;
 }
 
 /**
@@ -79,24 +80,33 @@ export class SessionRegistry<S extends Session> {
       oldest[1].session.close().catch(() => {});
     }
     const session = open();
-    this.#sessions.set(session.id, { session, lastSeen: this.#now(), inFlight: 0 });
+    this.#sessions.set(session.id, { session, lastSeen: this.#now(), inFlight: 0, streams: 0 });
     return { ok: true, session };
   }
 
-  /** A request of the session starts: it is in flight until `end`. Undefined when unknown. */
-  begin(id: string): S | undefined {
+  /**
+   * A request of the session starts: it is in flight until `end`. Undefined when unknown. A
+   * `stream` (the server→client GET stream) keeps its session from eviction but not from the
+   * idle reaper: a client that holds streams open and sends nothing for `idleMs` is let go, or
+   * a few held streams would keep their sessions, and the table, for ever.
+   */
+  begin(id: string, kind: 'call' | 'stream' = 'call'): S | undefined {
     const entry = this.#sessions.get(id);
     if (!entry) return undefined;
-    entry.inFlight += 1;
+    if (kind === 'stream') entry.streams += 1;
+    else entry.inFlight += 1;
     entry.lastSeen = this.#now();
     return entry.session;
   }
 
-  end(id: string): void {
+  end(id: string, kind: 'call' | 'stream' = 'call'): void {
     const entry = this.#sessions.get(id);
     if (!entry) return;
-    entry.inFlight = Math.max(0, entry.inFlight - 1);
-    entry.lastSeen = this.#now();
+    if (kind === 'stream') entry.streams = Math.max(0, entry.streams - 1);
+    else {
+      entry.inFlight = Math.max(0, entry.inFlight - 1);
+      entry.lastSeen = this.#now();
+    }
   }
 
   /** The session is still open (not removed, evicted or reaped). */
@@ -129,7 +139,12 @@ export class SessionRegistry<S extends Session> {
   #longestIdle(): [string, Entry<S>] | undefined {
     let oldest: [string, Entry<S>] | undefined;
     for (const pair of this.#sessions) {
-      if (pair[1].inFlight === 0 && (!oldest || pair[1].lastSeen < oldest[1].lastSeen)) oldest = pair;
+      if (
+        pair[1].inFlight === 0 &&
+        pair[1].streams === 0 &&
+        (!oldest || pair[1].lastSeen < oldest[1].lastSeen)
+      )
+        oldest = pair;
     }
     return oldest;
   }

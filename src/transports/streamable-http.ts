@@ -67,12 +67,17 @@ export function createStreamableHttpEndpoint(
 
   /**
    * The request counts as activity of its session until its response closes: a running call or
-   * an open GET stream keeps the session from being evicted or reaped, since a client that has
-   * left closes both (docs/adr/0009-evict-the-longest-idle-session.md).
+   * an open GET stream keeps the session from being evicted, since a client that has left closes
+   * both; only a call keeps it from the idle reaper (docs/adr/0009-evict-the-longest-idle-session.md).
    */
-  function inFlightUntilClosed(id: string, res: ServerResponse): LegacySession | undefined {
-    const session = sessions.begin(id);
-    if (session) res.once('close', () => sessions.end(id));
+  function inFlightUntilClosed(
+    id: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): LegacySession | undefined {
+    const kind = req.method === 'GET' ? 'stream' : 'call';
+    const session = sessions.begin(id, kind);
+    if (session) res.once('close', () => sessions.end(id, kind));
     return session;
   }
 
@@ -88,7 +93,7 @@ export function createStreamableHttpEndpoint(
       return;
     }
     const { id, server, transport } = admission.session;
-    inFlightUntilClosed(id, res);
+    inFlightUntilClosed(id, req, res);
     res.once('close', () => {
       // The SDK refused the handshake (406, 400…): no session was opened, so free the slot.
       if (transport.sessionId === undefined) {
@@ -103,7 +108,7 @@ export function createStreamableHttpEndpoint(
   async function serveLegacy(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
-      const session = inFlightUntilClosed(id, res);
+      const session = inFlightUntilClosed(id, req, res);
       if (!session) {
         replyError(
           res,

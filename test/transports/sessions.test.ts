@@ -147,6 +147,21 @@ describe('SessionRegistry', () => {
     await registry.closeAll();
   });
 
+  it('reaps a session whose only activity is a held stream, yet never evicts it for a newcomer', async () => {
+    const { clock, registry, open } = registryAt({ idleMs: 1_000, maxSessions: 1, evictableAfterMs: 0 });
+    const held = open('held');
+    registry.begin('held', 'stream');
+    clock.now += 500;
+    // Full, and the one session holds a stream: a newcomer waits.
+    expect(registry.admit(() => fakeSession('new')).ok).toBe(false);
+    clock.now += 5_000;
+    // Nothing sent for longer than idleMs: the stream no longer keeps the slot.
+    expect(await registry.reapIdle()).toBe(1);
+    expect(held.closed).toBe(true);
+    expect(registry.admit(() => fakeSession('new')).ok).toBe(true);
+    await registry.closeAll();
+  });
+
   it('closes every session on shutdown', async () => {
     const { registry, open } = registryAt({});
     const sessions = [open('0'), open('1')];
