@@ -46,11 +46,22 @@ describe('EnginePool', () => {
   });
 
   it("starts a call's time budget when its worker has loaded libxml2, not before", async () => {
-    // A fresh worker takes ~0.15 s (and seconds on a busy machine) to load: with the start-up
-    // counted, a 100 ms budget failed most first calls; the call itself takes microseconds.
-    pool = new EnginePool({ size: 1, timeoutMs: 100 });
-    await expect(pool.run('check', { xml: bytes('<r/>') })).resolves.toMatchObject({ wellFormed: true });
-    expect(pool.coldCalls).toBe(1);
+    // A fresh worker takes ~0.15 s (seconds on a busy machine) to load, the call microseconds:
+    // with the start-up counted, a 100 ms budget failed every first call here. Three fresh pools
+    // so that one stalled scheduler slice on a loaded machine cannot fail the test alone.
+    const outcomes: string[] = [];
+    for (let attempt = 0; attempt < 3 && !outcomes.includes('ok'); attempt++) {
+      pool = new EnginePool({ size: 1, timeoutMs: 100 });
+      outcomes.push(
+        await pool.run('check', { xml: bytes('<r/>') }).then(
+          () => 'ok',
+          (error: Error) => error.message,
+        ),
+      );
+      expect(pool.coldCalls).toBe(1);
+      await pool.close();
+    }
+    expect(outcomes).toContain('ok');
   });
 
   it('stops a call past its deadline, then serves the next call on a fresh worker', async () => {
