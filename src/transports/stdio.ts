@@ -109,14 +109,20 @@ export class LineStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#isClosed) return;
-    // Buffers, so the stream's unwritten length counts bytes; a large reply is several, written
-    // together (corked) so no other message can come between them.
+    this.#write(message);
+    const answered = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
+    this.#settle(answered as RequestId | undefined);
+  }
+
+  /**
+   * Buffers, so the stream's unwritten length counts bytes; a large reply is several, written
+   * together (corked) so no other message can come between them.
+   */
+  #write(message: JSONRPCMessage): void {
     const line = jsonLine(message);
     this.#output.cork();
     for (const buffer of line) this.#output.write(buffer);
     this.#output.uncork();
-    const answered = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
-    this.#settle(answered as RequestId | undefined);
   }
 
   async close(): Promise<void> {
@@ -276,7 +282,22 @@ export class LineStdioTransport implements Transport {
     }
     const { message } = verdict;
     if ('method' in message && 'id' in message && message.id !== undefined) {
-      this.#pending.set(message.id, (this.#pending.get(message.id) ?? 0) + bytes.length);
+      // One id, one request: an id reused while its request runs would share its accounting and
+      // be freed by the first answer, slipping past the in-flight bound (and JSON-RPC asks ids
+      // to be unique among the requests a client has under way).
+      if (this.#pending.has(message.id)) {
+        // Written, not sent: sending a reply with this id would settle the request under way.
+        this.#write(
+          errorReply(
+            message.id,
+            INVALID_REQUEST,
+            `Invalid Request: the id ${JSON.stringify(message.id)} is already used by a request still under way; send each request with an id of its own.`,
+          ) as JSONRPCMessage,
+        );
+        this.#updateFlow();
+        return;
+      }
+      this.#pending.set(message.id, bytes.length);
       this.#inFlightBytes += bytes.length;
       this.#updateFlow();
     }

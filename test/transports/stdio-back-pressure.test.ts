@@ -89,6 +89,24 @@ describe('stdio back-pressure', () => {
     expect(transport.inFlightBytes).toBe(0);
   });
 
+  it('refuses a request whose id is still under way, so reused ids cannot slip past the bound', async () => {
+    const { input, output, transport, delivered } = wire({});
+    const written: string[] = [];
+    output.on('data', (chunk: Buffer) => written.push(chunk.toString()));
+    output.resume();
+    await transport.start();
+    input.write(request(1) + request(1));
+    await settle();
+    expect(ids(delivered)).toEqual([1]);
+    expect(transport.inFlightBytes).toBe(REQUEST_BYTES);
+    expect(written.join('')).toContain('already used by a request still under way');
+    // Once answered, the id is free again.
+    await transport.send(reply(1));
+    input.write(request(1));
+    await settle();
+    expect(ids(delivered)).toEqual([1, 1]);
+  });
+
   it('reads a request larger than the in-flight bound when nothing else is owed', async () => {
     const { input, output, transport, delivered } = wire({ maxInFlightBytes: 10 });
     output.resume();
