@@ -8,17 +8,12 @@
  * `structuredContent` is the answer's JSON; the text the model reads is about as long.
  */
 import { captureWasmMemory } from '../src/xml/wasm-memory.js';
+import { ORDER_SCHEMA } from '../test/support/order-schema.js';
 
 captureWasmMemory();
 const { validate } = await import('../src/xml/validate.js');
 
-const XSD = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
-  <xs:element name="order"><xs:complexType><xs:sequence>
-    <xs:element name="item" maxOccurs="unbounded"><xs:complexType><xs:sequence>
-      <xs:element name="price" type="xs:decimal"/>
-    </xs:sequence></xs:complexType></xs:element>
-  </xs:sequence></xs:complexType></xs:element>
-</xs:schema>`;
+const XSD = ORDER_SCHEMA;
 
 const badOrder = (n: number) => `<order>\n${'<item><price>x</price></item>\n'.repeat(n)}</order>`;
 

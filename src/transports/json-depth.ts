@@ -1,9 +1,4 @@
-const QUOTE = '"';
-const BACKSLASH = 0x5c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 
 /**
  * Whether JSON text nests arrays and objects more than `limit` levels deep (a bare `[]` is one
@@ -21,7 +16,7 @@ export function textNestsDeeperThan(text: string, limit: number): boolean {
       if (++depth > limit) return true;
     } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
       depth--;
-    } else if (code === 0x22) {
+    } else if (code === QUOTE) {
       at = closingQuote(text, at);
     }
   }
@@ -30,12 +25,12 @@ export function textNestsDeeperThan(text: string, limit: number): boolean {
 
 /** The index of the quote that ends the string opened at `open`: one preceded by an even run of backslashes. */
 function closingQuote(text: string, open: number): number {
-  let quote = text.indexOf(QUOTE, open + 1);
+  let quote = text.indexOf('"', open + 1);
   while (quote > 0) {
     let backslashes = 0;
     while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
     if (backslashes % 2 === 0) return quote;
-    quote = text.indexOf(QUOTE, quote + 1);
+    quote = text.indexOf('"', quote + 1);
   }
   return text.length;
 }

@@ -1,14 +1,9 @@
+import { BACKSLASH, CLOSE_BRACE, COLON, COMMA, OPEN_BRACE, QUOTE } from './json-bytes.js';
 import type { RequestId } from './jsonrpc-lines.js';
 
 /** How much of a line's start is read for its id: the keys before `params` fit in far less. */
 export const LEADING_ID_BYTES = 256;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 const ID_KEY = 'id';
 const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 

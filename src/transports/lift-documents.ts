@@ -1,17 +1,18 @@
 import { isUtf8 } from 'node:buffer';
 import { DOCUMENT_ARGUMENTS, LiftedDocument } from '../tools/lifted-document.js';
 import { MAX_JSON_NESTING } from '../xml/limits.js';
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  SPACE,
+} from './json-bytes.js';
 import { textNestsDeeperThan } from './json-depth.js';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const SPACE = 0x20;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 /** The byte each one-character escape stands for (`\n` → 0x0a …), by the byte after the backslash; 0: none. */
 const SHORT_ESCAPES = new Uint8Array(256);

@@ -5,15 +5,10 @@ import {
   VIOLATION_OUTPUT_CHARS,
 } from '../../src/xml/limits.js';
 import { validate } from '../../src/xml/validate.js';
+import { ORDER_SCHEMA } from '../support/order-schema.js';
 import { engineError } from './engine-error.js';
 
-const schema = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
-  <xs:element name="order"><xs:complexType><xs:sequence>
-    <xs:element name="item" maxOccurs="unbounded"><xs:complexType><xs:sequence>
-      <xs:element name="price" type="xs:decimal"/>
-    </xs:sequence></xs:complexType></xs:element>
-  </xs:sequence></xs:complexType></xs:element>
-</xs:schema>`;
+const schema = ORDER_SCHEMA;
 
 const schemaError = (xsd: string) => engineError(() => validate('<order/>', xsd));
 const order = (...prices: string[]) =>
