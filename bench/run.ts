@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
-import { captureWasmMemory } from '../src/xml/wasm-memory.js';
+import { captureWasmMemory } from '../src/engine/libxml2/memory.js';
 import {
   HttpSessionClient,
   initializeStdio,
@@ -31,13 +31,13 @@ import { bytes, median, ms, p90, ratio, signedMs, table } from './stats.js';
 // As the worker entry does: reach libxml2's memory before libxml2-wasm loads, so the in-process
 // engine runs with the same XPath operation budget as the server's workers.
 captureWasmMemory();
-const { query } = await import('../src/xml/query.js');
-const { check } = await import('../src/xml/check.js');
-const { inspect } = await import('../src/xml/inspect.js');
-const { validate } = await import('../src/xml/validate.js');
-const { format } = await import('../src/xml/format.js');
-const { parseDocument } = await import('../src/xml/parse.js');
-const { DocumentCache } = await import('../src/xml/document-cache.js');
+const { query } = await import('../src/engine/query.js');
+const { check } = await import('../src/engine/check.js');
+const { inspect } = await import('../src/engine/inspect.js');
+const { validate } = await import('../src/engine/validate.js');
+const { format } = await import('../src/engine/format.js');
+const { parseDocument } = await import('../src/engine/parse.js');
+const { DocumentCache } = await import('../src/engine/runtime/document-cache.js');
 const { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } = await import(
   '../src/transports/lift-documents.js'
 );
@@ -939,7 +939,7 @@ async function main(): Promise<void> {
   const report = out.join('\n');
   process.stdout.write(`${report}\n`);
 
-  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  const dir = fileURLToPath(new URL('./results', import.meta.url));
   mkdirSync(dir, { recursive: true });
   const file = `${dir}bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
   writeFileSync(

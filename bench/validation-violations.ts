@@ -7,11 +7,11 @@
  *
  * `structuredContent` is the answer's JSON; the text the model reads is about as long.
  */
-import { captureWasmMemory } from '../src/xml/wasm-memory.js';
+import { captureWasmMemory } from '../src/engine/libxml2/memory.js';
 import { ORDER_SCHEMA } from '../test/support/order-schema.js';
 
 captureWasmMemory();
-const { validate } = await import('../src/xml/validate.js');
+const { validate } = await import('../src/engine/validate.js');
 
 const XSD = ORDER_SCHEMA;
 

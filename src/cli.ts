@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { EnginePool } from './engine/runtime/pool.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from './limits.js';
 import { type HttpTransport, serveHttp } from './transports/serve-http.js';
 import { runStdio } from './transports/serve-stdio.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './transports/sessions.js';
 import { VERSION } from './version.js';
-import { DEFAULT_CALL_TIMEOUT_MS } from './xml/limits.js';
-import { EnginePool } from './xml/pool.js';
 
 const DEFAULT_PORTS: Record<HttpTransport, number> = { 'streamable-http': 8000, sse: 8001 };
 

@@ -6,11 +6,11 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import type { EnginePool } from './engine/runtime/pool.js';
 import { clarifyInvalidParams } from './invalid-params.js';
 import { tools } from './tools/index.js';
 import { listing, parseArguments, toolError } from './tools/tool.js';
 import { VERSION } from './version.js';
-import type { EnginePool } from './xml/pool.js';
 
 const INSTRUCTIONS =
   'Answers questions about XML documents exactly, so you never count or search XML by eye. ' +

@@ -21,8 +21,8 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EnginePool } from '../src/engine/runtime/pool.js';
 import { createServer } from '../src/server.js';
-import { EnginePool } from '../src/xml/pool.js';
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
 

@@ -1,4 +1,4 @@
-import { captureWasmMemory } from '../src/xml/wasm-memory.js';
+import { captureWasmMemory } from '../src/engine/libxml2/memory.js';
 
 // As in the worker entry: reach libxml2's memory before libxml2-wasm loads, so engine tests
 // run with the XPath operation budget the server has.

@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EnginePool } from '../src/engine/runtime/pool.js';
 import { createServer } from '../src/server.js';
-import { EnginePool } from '../src/xml/pool.js';
 
 let engine: EnginePool;
 let client: Client;

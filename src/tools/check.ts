@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EngineError } from '../xml/errors.js';
+import { EngineError } from '../engine/errors.js';
 import { defineTool, encode, toolError, toolResult, xmlArgument } from './tool.js';
 
 const output = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_INDENT } from '../xml/limits.js';
+import { MAX_INDENT } from '../limits.js';
 import { answering, defineTool, encode, toolResult, xmlArgument } from './tool.js';
 
 export const xmlFormat = defineTool({

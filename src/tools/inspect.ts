@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { InspectResult } from '../xml/inspect.js';
-import { MAX_INSPECT_NAME_CHARS, MAX_INSPECT_NAMES, MAX_INSPECT_NAMESPACES } from '../xml/limits.js';
+import type { InspectResult } from '../engine/inspect.js';
+import { MAX_INSPECT_NAME_CHARS, MAX_INSPECT_NAMES, MAX_INSPECT_NAMESPACES } from '../limits.js';
 import { answering, defineTool, encode, toolResult, xmlArgument } from './tool.js';
 
 const output = z.object({

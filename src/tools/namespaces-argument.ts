@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_NAMESPACE_BINDINGS, MAX_NAMESPACE_URI_LENGTH, MAX_PREFIX_LENGTH } from '../xml/limits.js';
+import { MAX_NAMESPACE_BINDINGS, MAX_NAMESPACE_URI_LENGTH, MAX_PREFIX_LENGTH } from '../limits.js';
 
 /**
  * Checks the bounds before zod reads a single binding, and stops at the first one past them: a

@@ -5,7 +5,7 @@ import {
   MAX_OUTPUT_VALUES,
   MAX_XPATH_LENGTH,
   MIN_OUTPUT_CHARS,
-} from '../xml/limits.js';
+} from '../limits.js';
 import { namespacesArgument } from './namespaces-argument.js';
 import { answering, defineTool, encode, toolResult, xmlArgument } from './tool.js';
 

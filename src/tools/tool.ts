@@ -1,8 +1,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { EngineError } from '../xml/errors.js';
-import type { EnginePool, RunOptions } from '../xml/pool.js';
-import { type DocumentArgument, LiftedDocument } from './lifted-document.js';
+import { EngineError } from '../engine/errors.js';
+import type { EnginePool, RunOptions } from '../engine/runtime/pool.js';
+import { type DocumentArgument, LiftedDocument } from '../lifted-document.js';
 import { originalPath, restoreProtoKeys, shelterProtoKeys } from './proto-keys.js';
 
 /** What every tool is given to do its work. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MAX_LISTED_VIOLATIONS, MAX_VIOLATION_TEXT_CHARS, VIOLATION_OUTPUT_CHARS } from '../xml/limits.js';
-import type { ValidateResult, Violation } from '../xml/validate.js';
+import type { ValidateResult, Violation } from '../engine/validate.js';
+import { MAX_LISTED_VIOLATIONS, MAX_VIOLATION_TEXT_CHARS, VIOLATION_OUTPUT_CHARS } from '../limits.js';
 import { answering, defineTool, encode, toolError, toolResult, xmlArgument } from './tool.js';
 
 const output = z.object({

@@ -7,7 +7,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { isJsonContentType, localhostAllowedHostnames } from '@modelcontextprotocol/server';
-import { MAX_JSON_NESTING, MAX_MESSAGE_BYTES } from '../xml/limits.js';
+import { MAX_JSON_NESTING, MAX_MESSAGE_BYTES } from '../limits.js';
 import { textNestsDeeperThan } from './json-depth.js';
 import { INVALID_REQUEST, TOO_DEEP_MESSAGE } from './jsonrpc-lines.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';

@@ -1,5 +1,5 @@
 import { type JSONRPCMessage, parseJSONRPCMessage } from '@modelcontextprotocol/server';
-import { MAX_JSON_NESTING } from '../xml/limits.js';
+import { MAX_JSON_NESTING } from '../limits.js';
 import { textNestsDeeperThan } from './json-depth.js';
 
 export type RequestId = string | number;

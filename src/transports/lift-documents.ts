@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import { DOCUMENT_ARGUMENTS, LiftedDocument } from '../tools/lifted-document.js';
-import { MAX_JSON_NESTING } from '../xml/limits.js';
+import { DOCUMENT_ARGUMENTS, LiftedDocument } from '../lifted-document.js';
+import { MAX_JSON_NESTING } from '../limits.js';
 import {
   BACKSLASH,
   CLOSE_BRACE,

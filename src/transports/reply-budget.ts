@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { MAX_IN_FLIGHT_REQUEST_BYTES, MAX_UNWRITTEN_OUTPUT_BYTES } from '../xml/limits.js';
+import { MAX_IN_FLIGHT_REQUEST_BYTES, MAX_UNWRITTEN_OUTPUT_BYTES } from '../limits.js';
 import type { RequestId } from './jsonrpc-lines.js';
 
 export interface ReplyLimits {

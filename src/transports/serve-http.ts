@@ -1,4 +1,4 @@
-import type { EnginePool } from '../xml/pool.js';
+import type { EnginePool } from '../engine/runtime/pool.js';
 import { type Listening, listen, rebindingGuards } from './http-common.js';
 import type { SessionLimits } from './sessions.js';
 import { createSseEndpoint, SSE_PATH } from './sse.js';

@@ -1,9 +1,9 @@
 import type { Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { EnginePool } from '../engine/runtime/pool.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from '../limits.js';
 import { createServer } from '../server.js';
-import { DEFAULT_CALL_TIMEOUT_MS } from '../xml/limits.js';
-import type { EnginePool } from '../xml/pool.js';
 import { LineStdioTransport } from './stdio.js';
 
 /** How long the last replies may take to reach a client that still holds stdout open. */

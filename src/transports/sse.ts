@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
+import type { EnginePool } from '../engine/runtime/pool.js';
 import { createServer } from '../server.js';
-import type { EnginePool } from '../xml/pool.js';
 import { type NodeHandler, readJsonBody, replyError, replyNoSessionFree } from './http-common.js';
 import { DEFAULT_REPLY_LIMITS, ReplyBudget, type ReplyLimits } from './reply-budget.js';
 import { type SessionLimits, SessionRegistry } from './sessions.js';

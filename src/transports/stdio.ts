@@ -5,7 +5,7 @@ import {
   MAX_IN_FLIGHT_REQUEST_BYTES,
   MAX_MESSAGE_BYTES,
   MAX_UNWRITTEN_OUTPUT_BYTES,
-} from '../xml/limits.js';
+} from '../limits.js';
 import { jsonLine } from './json-line.js';
 import { classifyLine, classifyValue, errorReply, INVALID_REQUEST, type RequestId } from './jsonrpc-lines.js';
 import { LEADING_ID_BYTES, leadingId } from './leading-id.js';

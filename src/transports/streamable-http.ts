@@ -3,8 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import type { Server } from '@modelcontextprotocol/server';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { EnginePool } from '../engine/runtime/pool.js';
 import { createServer } from '../server.js';
-import type { EnginePool } from '../xml/pool.js';
 import {
   MAX_HTTP_BODY_BYTES,
   type NodeHandler,

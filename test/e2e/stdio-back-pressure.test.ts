@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { MAX_DOCUMENT_BYTES, MAX_IN_FLIGHT_REQUEST_BYTES } from '../../src/xml/limits.js';
+import { MAX_DOCUMENT_BYTES, MAX_IN_FLIGHT_REQUEST_BYTES } from '../../src/limits.js';
 import { CLI, initialize, initialized } from './binary.js';
 
 /** 255 nested elements, repeated to fill 8 MiB: indented by 16, each answer is ~128 MB. */

@@ -6,9 +6,9 @@
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EnginePool } from '../../src/engine/runtime/pool.js';
+import { MAX_NAMESPACE_BINDINGS, MAX_XPATH_LENGTH } from '../../src/limits.js';
 import { createServer } from '../../src/server.js';
-import { MAX_NAMESPACE_BINDINGS, MAX_XPATH_LENGTH } from '../../src/xml/limits.js';
-import { EnginePool } from '../../src/xml/pool.js';
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
 

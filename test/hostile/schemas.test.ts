@@ -8,8 +8,8 @@
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EnginePool } from '../../src/engine/runtime/pool.js';
 import { createServer } from '../../src/server.js';
-import { EnginePool } from '../../src/xml/pool.js';
 import { type ChainKind, chainedSchema } from '../support/schema-chains.js';
 
 type Result = Awaited<ReturnType<Client['callTool']>>;

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { EnginePool } from '../../src/engine/runtime/pool.js';
+import { MAX_JSON_NESTING } from '../../src/limits.js';
 import type { Listening } from '../../src/transports/http-common.js';
 import { textNestsDeeperThan } from '../../src/transports/json-depth.js';
 import { classifyLine } from '../../src/transports/jsonrpc-lines.js';
 import { serveHttp } from '../../src/transports/serve-http.js';
-import { MAX_JSON_NESTING } from '../../src/xml/limits.js';
-import { EnginePool } from '../../src/xml/pool.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

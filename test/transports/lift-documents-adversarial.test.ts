@@ -13,8 +13,8 @@
 import { parseJSONRPCMessage } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { LiftedDocument } from '../../src/lifted-document.js';
 import { tools } from '../../src/tools/index.js';
-import { LiftedDocument } from '../../src/tools/lifted-document.js';
 import { parseArguments } from '../../src/tools/tool.js';
 import { classifyValue } from '../../src/transports/jsonrpc-lines.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from '../../src/transports/lift-documents.js';
@@ -1073,21 +1073,19 @@ describe('parseLineLiftingDocuments against JSON.parse (adversarial)', () => {
       `{${keys},"method":"tools/call","params":{"arguments":{"xpath":"1"}}}`,
       `{"method":"tools/call","params":{"arguments":{"xml":"a${'"'.repeat(n)}`,
     ];
+    // Half a million nesting brackets or escapes: a quadratic walk would run for minutes and a
+    // recursive one would overflow the stack, so finishing inside the test's timeout, with
+    // only declines or exact lifts, is the measure; no clock is read (CI machines are shared).
     for (const text of shapes) {
       const bytes = bytesOf(text);
-      const started = performance.now();
+      let thrown: unknown;
       try {
         parseLineLiftingDocuments(bytes);
-      } catch {}
-      const took = performance.now() - started;
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, text.slice(0, 80)).not.toBeInstanceOf(RangeError);
       verify(bytes);
-      const parseStarted = performance.now();
-      try {
-        JSON.parse(text);
-      } catch {}
-      const parseTook = performance.now() - parseStarted;
-      // It runs JSON.parse on (most of) the message itself: a generous bound, but not a hang.
-      expect(took, text.slice(0, 80)).toBeLessThan(Math.max(300, 4 * parseTook));
     }
   });
 });

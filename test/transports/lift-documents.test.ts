@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LiftedDocument } from '../../src/tools/lifted-document.js';
+import { LiftedDocument } from '../../src/lifted-document.js';
+import { MAX_JSON_NESTING } from '../../src/limits.js';
 import { parseLineLiftingDocuments } from '../../src/transports/lift-documents.js';
-import { MAX_JSON_NESTING } from '../../src/xml/limits.js';
 
 const call = (args: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   jsonrpc: '2.0',

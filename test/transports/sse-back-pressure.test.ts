@@ -4,9 +4,9 @@
  */
 import http from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EnginePool } from '../../src/engine/runtime/pool.js';
 import { type Listening, listen } from '../../src/transports/http-common.js';
 import { createSseEndpoint, SSE_PATH } from '../../src/transports/sse.js';
-import { EnginePool } from '../../src/xml/pool.js';
 
 let engine: EnginePool | undefined;
 let listening: Listening | undefined;

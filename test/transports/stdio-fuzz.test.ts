@@ -8,16 +8,15 @@
  *   FUZZ_SEED=<seed> npx vitest run test/transports/stdio-fuzz.test.ts -t '<test name>'
  * FUZZ_RUNS=<factor> multiplies every property's run count (e.g. 20 for a soak of a few minutes);
  * FUZZ_STATS=1 prints how the sessions answered, to check the generators reach the server.
- * Needs `npm run build` first: engine calls run on dist/xml/worker.js.
  */
 import { PassThrough } from 'node:stream';
 import { setImmediate as tick } from 'node:timers/promises';
 import { type StdioServerHandle, serveStdio } from '@modelcontextprotocol/server/stdio';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EnginePool } from '../../src/engine/runtime/pool.js';
 import { createServer } from '../../src/server.js';
 import { LineStdioTransport } from '../../src/transports/stdio.js';
-import { EnginePool } from '../../src/xml/pool.js';
 
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 const RUNS_FACTOR = Number(process.env.FUZZ_RUNS ?? '1');

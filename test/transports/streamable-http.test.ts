@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EnginePool } from '../../src/engine/runtime/pool.js';
 import type { Listening } from '../../src/transports/http-common.js';
 import { serveHttp } from '../../src/transports/serve-http.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../../src/transports/sessions.js';
-import { EnginePool } from '../../src/xml/pool.js';
 
 let engine: EnginePool | undefined;
 let listening: Listening | undefined;

@@ -1,0 +1,29 @@
+import { attributeCount, documentPointer, NodeType, walk } from './libxml2/tree.js';
+import { parseDocument, type XmlSource } from './parse.js';
+
+export interface CheckResult {
+  wellFormed: true;
+  elements: number;
+  /** Elements, attributes, text, CDATA, comments and processing instructions. */
+  nodes: number;
+}
+
+/** Succeeds with node counts, or throws a `not-well-formed` EngineError with line and column. */
+export function check(xml: XmlSource): CheckResult {
+  const doc = parseDocument(xml, 'check');
+  try {
+    let elements = 0;
+    let nodes = 0;
+    walk(documentPointer(doc), (node, type) => {
+      if (type === NodeType.XML_DTD_NODE) return;
+      nodes++;
+      if (type === NodeType.XML_ELEMENT_NODE) {
+        elements++;
+        nodes += attributeCount(node);
+      }
+    });
+    return { wellFormed: true, elements, nodes };
+  } finally {
+    doc.dispose();
+  }
+}

@@ -1,0 +1,118 @@
+import type { XmlDocument } from 'libxml2-wasm';
+import {
+  XmlNamedNodeStruct,
+  XmlNodeStruct,
+  XmlNodeType,
+  XmlNsStruct,
+  XmlTreeCommonStruct,
+  xmlFreeDtd,
+  xmlGetIntSubset,
+  xmlNodeGetContent,
+  xmlUnlinkNode,
+} from 'libxml2-wasm/lib/libxml2.mjs';
+
+/**
+ * Raw libxml2 pointers, opaque outside this folder: the engine passes them back to the functions
+ * here and never reads memory through them itself.
+ */
+export type DocumentRef = number;
+export type NodeRef = number;
+
+/** libxml2's node types (XML_ELEMENT_NODE, …), as `walk` reports them. */
+export { XmlNodeType as NodeType };
+
+/** The libxml2 pointer behind a document, for the raw calls the public API does not offer. */
+export function documentPointer(doc: XmlDocument): DocumentRef {
+  return (doc as unknown as { _ptr: number })._ptr;
+}
+
+/** Unlinks and frees the document's internal DTD subset, if it has one. */
+export function dropInternalSubset(doc: XmlDocument): void {
+  const subset = xmlGetIntSubset(documentPointer(doc));
+  if (subset === 0) return;
+  xmlUnlinkNode(subset);
+  xmlFreeDtd(subset);
+}
+
+/** XPath 1.0 §5 string-value; a namespace node's value is its URI. */
+export function stringValue(node: NodeRef): string {
+  if (XmlTreeCommonStruct.type(node) === XmlNodeType.XML_NAMESPACE_DECL) return XmlNsStruct.href(node) ?? '';
+  return xmlNodeGetContent(node) ?? '';
+}
+
+/**
+ * Visits every node below the document node in document order, without recursion (the
+ * WebAssembly side already limits depth; the JavaScript side should not add a stack of its own).
+ * The raw `next` pointers are used because the public API stops at processing instructions.
+ * `depth` is 1 for the children of the document node (the root element among them).
+ */
+export function walk(docPtr: DocumentRef, visit: (node: NodeRef, type: number, depth: number) => void): void {
+  const stack: Array<[node: number, depth: number]> = [];
+  for (
+    let child = XmlTreeCommonStruct.children(docPtr);
+    child !== 0;
+    child = XmlTreeCommonStruct.next(child)
+  ) {
+    stack.push([child, 1]);
+  }
+  stack.reverse();
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [number, number];
+    const type = XmlTreeCommonStruct.type(node);
+    visit(node, type, depth);
+    if (type !== XmlNodeType.XML_ELEMENT_NODE) continue;
+    const children: Array<[number, number]> = [];
+    for (
+      let child = XmlTreeCommonStruct.children(node);
+      child !== 0;
+      child = XmlTreeCommonStruct.next(child)
+    ) {
+      children.push([child, depth + 1]);
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as [number, number]);
+  }
+}
+
+/** Number of attributes on an element node. */
+export function attributeCount(element: NodeRef): number {
+  let count = 0;
+  for (let attr = XmlNodeStruct.properties(element); attr !== 0; attr = XmlTreeCommonStruct.next(attr))
+    count++;
+  return count;
+}
+
+/** The element's name as written in the document, prefix included. */
+export function qualifiedName(element: NodeRef): string {
+  const local = XmlTreeCommonStruct.name_(element);
+  const ns = XmlNamedNodeStruct.namespace(element);
+  const prefix = ns === 0 ? null : XmlNsStruct.prefix(ns);
+  return prefix ? `${prefix}:${local}` : local;
+}
+
+/** The element's namespace URI and the prefix it was written with (null for a default namespace). */
+export function namespaceOf(element: NodeRef): { uri: string; prefix: string | null } | null {
+  const ns = XmlNamedNodeStruct.namespace(element);
+  if (ns === 0) return null;
+  return { uri: XmlNsStruct.href(ns) ?? '', prefix: XmlNsStruct.prefix(ns) || null };
+}
+
+/**
+ * The element's attributes whose local name `wanted` accepts, as [local name, value] in document
+ * order; only their values are read, since each one is copied out of the WebAssembly heap.
+ */
+export function attributesOf(
+  element: NodeRef,
+  wanted: (name: string) => boolean,
+): Array<[name: string, value: string]> {
+  const attributes: Array<[string, string]> = [];
+  for (let attr = XmlNodeStruct.properties(element); attr !== 0; attr = XmlTreeCommonStruct.next(attr)) {
+    const name = XmlTreeCommonStruct.name_(attr);
+    if (wanted(name)) attributes.push([name, xmlNodeGetContent(attr)]);
+  }
+  return attributes;
+}
+
+/** The node's local name (its name without prefix). */
+export function localName(node: NodeRef): string {
+  return XmlTreeCommonStruct.name_(node);
+}

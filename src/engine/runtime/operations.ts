@@ -1,0 +1,95 @@
+import { LARGE_DOCUMENT_BYTES, MAX_CACHED_DOCUMENT_BYTES, MAX_SCHEMA_CHAIN } from '../../limits.js';
+import { type CheckResult, check } from '../check.js';
+import { type FormatOptions, formatToBytes } from '../format.js';
+import { type InspectResult, inspectDocument } from '../inspect.js';
+import { parseDocument } from '../parse.js';
+import { type OutputBudget, type QueryResult, queryDocument } from '../query.js';
+import { type ValidateResult, validate } from '../validate.js';
+import { guardExpression, type Namespaces } from '../xpath-guard.js';
+import { DocumentCache } from './document-cache.js';
+
+/**
+ * The engine's operations as the worker runs them. Documents arrive as UTF-8 bytes (they are
+ * transferred to the worker, not cloned); every other argument is plain data. `cacheAs` names
+ * the client whose parsed documents may be kept for its next call (absent: parse and free).
+ */
+export interface Operations {
+  query: {
+    args: { xml: Uint8Array; xpath: string; namespaces: Namespaces; budget?: OutputBudget; cacheAs?: string };
+    result: QueryResult;
+  };
+  inspect: { args: { xml: Uint8Array; cacheAs?: string }; result: InspectResult };
+  check: { args: { xml: Uint8Array }; result: CheckResult };
+  validate: { args: { xml: Uint8Array; xsd: Uint8Array }; result: ValidateResult };
+  /** The formatted text comes back as UTF-8 bytes, transferred like the document going in. */
+  format: { args: { xml: Uint8Array } & FormatOptions; result: { xml: Uint8Array } };
+}
+
+export type OperationName = keyof Operations;
+
+/** Bounds a pool may set for its workers (`PoolOptions`); the defaults are limits.ts's. */
+export interface EngineLimits {
+  maxSchemaChain?: number;
+}
+
+const limits: Required<EngineLimits> = { maxSchemaChain: MAX_SCHEMA_CHAIN };
+
+/** Called once by the worker entry, before the first call, with what the pool passed it. */
+export function configureLimits(overrides: EngineLimits): void {
+  if (overrides.maxSchemaChain !== undefined) limits.maxSchemaChain = overrides.maxSchemaChain;
+}
+
+/** This thread's parsed documents; only query and inspect share a parse, so only they use it. */
+const cache = new DocumentCache(MAX_CACHED_DOCUMENT_BYTES, LARGE_DOCUMENT_BYTES);
+
+/**
+ * Called before every parse, by every tool: a large document first frees the cached large trees,
+ * so a worker holds one at a time (see LARGE_DOCUMENT_BYTES). A cache hit parses nothing.
+ */
+function makeRoomFor(...documents: Uint8Array[]): void {
+  if (documents.some((document) => document.byteLength >= LARGE_DOCUMENT_BYTES)) cache.releaseLarge();
+}
+
+function withQueryDocument<T>(
+  xml: Uint8Array,
+  cacheAs: string | undefined,
+  use: (doc: ReturnType<typeof parseDocument>) => T,
+): T {
+  const parse = () => {
+    makeRoomFor(xml);
+    return parseDocument(xml, 'query');
+  };
+  if (cacheAs !== undefined) return cache.use(cacheAs, 'query', xml, parse, use);
+  const doc = parse();
+  try {
+    return use(doc);
+  } finally {
+    doc.dispose();
+  }
+}
+
+export const operations: { [K in OperationName]: (args: Operations[K]['args']) => Operations[K]['result'] } =
+  {
+    query: ({ xml, xpath, namespaces, budget, cacheAs }) => {
+      guardExpression(xpath, namespaces);
+      return withQueryDocument(xml, cacheAs, (doc) => queryDocument(doc, xpath, namespaces, budget));
+    },
+    inspect: ({ xml, cacheAs }) => withQueryDocument(xml, cacheAs, inspectDocument),
+    check: ({ xml }) => {
+      makeRoomFor(xml);
+      return check(xml);
+    },
+    validate: ({ xml, xsd }) => {
+      makeRoomFor(xml, xsd);
+      return validate(xml, xsd, limits);
+    },
+    format: ({ xml, indent, emptyElements }) => {
+      makeRoomFor(xml);
+      return { xml: formatToBytes(xml, { indent, emptyElements }) };
+    },
+  };
+
+/** Frees every document kept for a client whose session ended. */
+export function forgetClient(client: string): void {
+  cache.forget(client);
+}

@@ -1,0 +1,305 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EngineError } from '../../../src/engine/errors.js';
+import { EnginePool } from '../../../src/engine/runtime/pool.js';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+let pool: EnginePool;
+
+afterEach(async () => {
+  await pool?.close();
+});
+
+async function rejectionOf(promise: Promise<unknown>): Promise<EngineError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof EngineError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('EnginePool', () => {
+  it('runs an engine call on a worker and returns plain data', async () => {
+    pool = new EnginePool({ size: 1 });
+    await expect(
+      pool.run('query', { xml: bytes('<r><a/><a/></r>'), xpath: 'count(//a)', namespaces: {} }),
+    ).resolves.toEqual({
+      type: 'number',
+      count: 1,
+      values: ['2'],
+    });
+  });
+
+  it('can start a worker before the first call, and then serves on it', async () => {
+    pool = new EnginePool({ size: 1 });
+    pool.warm();
+    pool.warm();
+    await expect(pool.run('inspect', { xml: bytes('<r/>') })).resolves.toMatchObject({ root: 'r' });
+  });
+
+  it('passes engine errors through with their code', async () => {
+    pool = new EnginePool({ size: 1 });
+    const error = await rejectionOf(pool.run('check', { xml: bytes('<r>') }));
+    expect(error.code).toBe('not-well-formed');
+    expect(error.line).toBe(1);
+  });
+
+  it("starts a call's time budget when its worker has loaded libxml2, not before", async () => {
+    // A fresh worker takes ~0.15 s (seconds on a busy machine) to load, the call microseconds:
+    // with the start-up counted, a 100 ms budget failed every first call here. Three fresh pools
+    // so that one stalled scheduler slice on a loaded machine cannot fail the test alone.
+    const outcomes: string[] = [];
+    for (let attempt = 0; attempt < 3 && !outcomes.includes('ok'); attempt++) {
+      pool = new EnginePool({ size: 1, timeoutMs: 100 });
+      outcomes.push(
+        await pool.run('check', { xml: bytes('<r/>') }).then(
+          () => 'ok',
+          (error: Error) => error.message,
+        ),
+      );
+      expect(pool.coldCalls).toBe(1);
+      await pool.close();
+    }
+    expect(outcomes).toContain('ok');
+  });
+
+  it('stops a call past its deadline, then serves the next call on a fresh worker', async () => {
+    // The expression takes few XPath steps (the operation budget does not catch it) but
+    // rebuilds the document's whole text for every <a>: far longer than the deadline anywhere.
+    pool = new EnginePool({ size: 1, timeoutMs: 2_000 });
+    const text = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(20_000)}</r>`);
+    const error = await rejectionOf(
+      pool.run('query', { xml: text, xpath: "count(//a[contains(string(/), 'zzz')])", namespaces: {} }),
+    );
+    expect(error.code).toBe('timeout');
+    expect(error.message).toContain('2000 ms');
+    await expect(
+      pool.run('query', { xml: bytes('<r>ok</r>'), xpath: 'string(/r)', namespaces: {} }),
+    ).resolves.toMatchObject({
+      values: ['ok'],
+    });
+  });
+
+  it('says what to change when a validation runs past its deadline, not to narrow an expression', async () => {
+    // Each value backtracks through ~2^30 ways to split its a's (under libxml2's backtracking
+    // limit, so it is not refused): ~0.4 s a value here, 200 values far past the deadline.
+    pool = new EnginePool({ size: 1, timeoutMs: 2_000 });
+    const xsd = bytes(`<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
+      <xs:element name="r"><xs:complexType><xs:sequence>
+        <xs:element name="v" maxOccurs="unbounded"><xs:simpleType><xs:restriction base="xs:string">
+          <xs:pattern value="(a|aa)*b"/>
+        </xs:restriction></xs:simpleType></xs:element>
+      </xs:sequence></xs:complexType></xs:element></xs:schema>`);
+    const xml = bytes(`<r>${`<v>${'a'.repeat(30)}c</v>`.repeat(200)}</r>`);
+    const error = await rejectionOf(pool.run('validate', { xml, xsd }));
+    expect(error.code).toBe('timeout');
+    expect(error.message).toContain('2000 ms');
+    expect(error.message).toContain('Validate an extract of the document');
+    expect(error.message).not.toContain('expression');
+  });
+
+  it('stops a runaway expression by its operation budget inside the worker', async () => {
+    pool = new EnginePool({ size: 1, timeoutMs: 60_000 });
+    const big = bytes(`<r>${'<a><b/></a>'.repeat(40_000)}</r>`);
+    const error = await rejectionOf(
+      pool.run('query', { xml: big, xpath: 'count(//*[count(//*) > 0])', namespaces: {} }),
+    );
+    expect(error.code).toBe('budget-exceeded');
+    expect(error.message).toContain('operation budget');
+  });
+
+  it('replaces a worker whose heap outgrew the bound, without failing its call', async () => {
+    pool = new EnginePool({ size: 1, maxHeapBytes: 1 });
+    await expect(pool.run('inspect', { xml: bytes('<r/>') })).resolves.toMatchObject({ root: 'r' });
+    await expect(pool.run('inspect', { xml: bytes('<s/>') })).resolves.toMatchObject({ root: 's' });
+    expect(pool.retiredWorkers).toBe(2);
+  });
+
+  it('recycles a worker after its share of calls onto a successor that loaded before serving', async () => {
+    pool = new EnginePool({ size: 1, maxCalls: 3 });
+    const count = (n: number) =>
+      pool.run('query', { xml: bytes(`<r>${'<a/>'.repeat(n)}</r>`), xpath: 'count(//a)', namespaces: {} });
+    expect((await count(0)).values).toEqual(['0']);
+    const first = pool.threadIds;
+    const cold = pool.coldCalls;
+    // The third call spends the budget: a successor starts; the old worker serves on meanwhile.
+    for (let i = 1; i <= 8; i++) expect((await count(i)).values).toEqual([String(i)]);
+    await vi.waitFor(() => expect(pool.recycledWorkers).toBeGreaterThanOrEqual(1), { timeout: 60_000 });
+    expect(pool.threadIds).toHaveLength(1);
+    expect(pool.threadIds[0]).not.toBe(first[0]);
+    expect((await count(9)).values).toEqual(['9']);
+    // No call was sent to a worker still loading libxml2.
+    expect(pool.coldCalls).toBe(cold);
+    expect(pool.retiredWorkers).toBe(0);
+  });
+
+  it('recycles its most used worker every maxCalls calls, not merely its oldest', async () => {
+    pool = new EnginePool({ size: 2, maxCalls: 6 });
+    await Promise.all([0, 1].map((i) => pool.run('inspect', { xml: bytes(`<r${i}/>`) })));
+    const [older, younger] = pool.threadIds;
+    expect(pool.threadIds).toHaveLength(2);
+    // The older worker is held by one slow call while the younger one serves every other call.
+    const slowText = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(10_000)}</r>`);
+    const slow = pool.run('query', {
+      xml: slowText,
+      xpath: "count(//a[contains(string(/), 'zzz')])",
+      namespaces: {},
+    });
+    for (let i = 0; i < 6; i++) {
+      await expect(pool.run('inspect', { xml: bytes(`<s${i}/>`) })).resolves.toMatchObject({ root: `s${i}` });
+    }
+    await vi.waitFor(() => expect(pool.recycledWorkers).toBe(1), { timeout: 60_000 });
+    expect(pool.threadIds).toContain(older);
+    expect(pool.threadIds).not.toContain(younger);
+    expect((await slow).values).toEqual(['0']);
+  });
+
+  it('drops a successor that does not load in time, and the old worker serves on', async () => {
+    // No worker loads libxml2 within 1 ms: every recycle is abandoned.
+    pool = new EnginePool({ size: 1, maxCalls: 2, warmupTimeoutMs: 1 });
+    const count = (n: number) =>
+      pool.run('query', { xml: bytes(`<r>${'<a/>'.repeat(n)}</r>`), xpath: 'count(//a)', namespaces: {} });
+    expect((await count(0)).values).toEqual(['0']);
+    const [first] = pool.threadIds;
+    for (let i = 1; i <= 8; i++) {
+      expect((await count(i)).values).toEqual([String(i)]);
+      // Room for a successor that had not been dropped to load and take over.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(pool.recycledWorkers).toBe(0);
+    expect(pool.threadIds).toEqual([first]);
+  });
+
+  it('keeps a successor that took over before it loaded, past the warm-up deadline', async () => {
+    pool = new EnginePool({ size: 1, maxCalls: 1, warmupTimeoutMs: 500 });
+    await expect(pool.run('inspect', { xml: bytes('<r/>') })).resolves.toMatchObject({ root: 'r' });
+    // That call started a recycle. Cancelling the next call ends the old worker at once, so the
+    // successor, still loading libxml2, takes its place.
+    const controller = new AbortController();
+    const slowText = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(10_000)}</r>`);
+    const slow = pool.run(
+      'query',
+      { xml: slowText, xpath: "count(//a[contains(string(/), 'zzz')])", namespaces: {} },
+      { signal: controller.signal },
+    );
+    controller.abort();
+    await expect(slow).rejects.toThrow('cancelled');
+    const [successor] = pool.threadIds;
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(pool.threadIds).toEqual([successor]);
+    await expect(pool.run('inspect', { xml: bytes('<s/>') })).resolves.toMatchObject({ root: 's' });
+    expect(pool.threadIds).toEqual([successor]);
+  });
+
+  it('rejects the calls still running when it closes', async () => {
+    pool = new EnginePool({ size: 1 });
+    const slowText = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(10_000)}</r>`);
+    const slow = pool.run('query', {
+      xml: slowText,
+      xpath: "count(//a[contains(string(/), 'zzz')])",
+      namespaces: {},
+    });
+    const outcome = expect(slow).rejects.toThrow('closed');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await pool.close();
+    await outcome;
+  });
+
+  it('keeps answering concurrent calls, with cached documents, while workers are recycled', async () => {
+    pool = new EnginePool({ size: 2, maxCalls: 4 });
+    const seen = new Set<number>();
+    // Bounded by a call count, not a clock: batches run until two workers have been recycled.
+    for (let batch = 0; batch < 5_000 && pool.recycledWorkers < 2; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => {
+          const n = (batch + i) % 7;
+          const xml = bytes(`<r>${'<a/>'.repeat(n)}</r>`);
+          const client = `client-${i % 3}`;
+          return i % 2 === 0
+            ? pool.run('query', { xml, xpath: 'count(//a)', namespaces: {}, cacheAs: client }, { client })
+            : pool.run('query', { xml, xpath: 'count(//a)', namespaces: {} });
+        }),
+      );
+      expect(answers.map((answer) => answer.values[0])).toEqual(
+        Array.from({ length: 6 }, (_, i) => String((batch + i) % 7)),
+      );
+      for (const id of pool.threadIds) seen.add(id);
+    }
+    expect(pool.recycledWorkers).toBeGreaterThanOrEqual(2);
+    expect(pool.threadIds).toHaveLength(2);
+    expect(seen.size).toBeGreaterThan(2);
+    // Only the two workers started for the first calls were cold; every successor was warm.
+    expect(pool.coldCalls).toBe(2);
+  });
+
+  it('aborts a running call when its signal fires', async () => {
+    pool = new EnginePool({ size: 1, timeoutMs: 10_000 });
+    const controller = new AbortController();
+    const text = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(20_000)}</r>`);
+    const running = pool.run(
+      'query',
+      { xml: text, xpath: "count(//a[contains(string(/), 'zzz')])", namespaces: {} },
+      { signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(), 200);
+    expect((await rejectionOf(running)).message).toContain('cancelled');
+    await expect(pool.run('inspect', { xml: bytes('<r/>') })).resolves.toMatchObject({ root: 'r' });
+  });
+
+  it('refuses a call at once when the queue is full, and serves the queued ones', async () => {
+    pool = new EnginePool({ size: 1, maxQueued: 2 });
+    const calls = Array.from({ length: 3 }, () => pool.run('inspect', { xml: bytes('<r/>') }));
+    const overflow = await rejectionOf(pool.run('inspect', { xml: bytes('<r/>') }));
+    expect(overflow.code).toBe('busy');
+    expect(overflow.message).toContain('Retry');
+    expect((await Promise.all(calls)).map((result) => result.root)).toEqual(['r', 'r', 'r']);
+  });
+
+  it('bounds the bytes waiting calls hold, and frees them as calls leave the queue', async () => {
+    pool = new EnginePool({ size: 1, maxQueuedBytes: 1000 });
+    const document = () => bytes(`<r>${'x'.repeat(393)}</r>`); // 400 bytes
+    // The first call goes to the worker at once; the next two wait, holding 800 bytes.
+    const calls = Array.from({ length: 3 }, () => pool.run('inspect', { xml: document() }));
+    const overflow = await rejectionOf(pool.run('inspect', { xml: document() }));
+    expect(overflow.code).toBe('busy');
+    expect(overflow.message).toMatch(/MiB of documents are already waiting.*Retry/);
+    expect((await Promise.all(calls)).map((result) => result.root)).toEqual(['r', 'r', 'r']);
+    // The queue emptied: the same call is accepted again.
+    await expect(pool.run('inspect', { xml: document() })).resolves.toMatchObject({ root: 'r' });
+  });
+
+  it('runs a call larger than the byte bound when nothing else waits', async () => {
+    pool = new EnginePool({ size: 1, maxQueuedBytes: 10 });
+    await expect(pool.run('inspect', { xml: bytes('<root-larger-than-ten-bytes/>') })).resolves.toMatchObject(
+      {
+        root: 'root-larger-than-ten-bytes',
+      },
+    );
+  });
+
+  it('takes turns between clients, so one busy client does not starve another', async () => {
+    pool = new EnginePool({ size: 1 });
+    const finished: string[] = [];
+    const track = (name: string, client: string) =>
+      pool.run('inspect', { xml: bytes('<r/>') }, { client }).then(() => finished.push(name));
+    const calls = [track('a1', 'a'), track('a2', 'a'), track('a3', 'a'), track('a4', 'a'), track('b1', 'b')];
+    await Promise.all(calls);
+    expect(finished.indexOf('b1')).toBeLessThan(finished.indexOf('a3'));
+  });
+
+  it('queues calls beyond its size and answers all of them', async () => {
+    pool = new EnginePool({ size: 2 });
+    const calls = Array.from({ length: 6 }, (_, i) =>
+      pool.run('query', { xml: bytes(`<r>${'<a/>'.repeat(i)}</r>`), xpath: 'count(//a)', namespaces: {} }),
+    );
+    expect((await Promise.all(calls)).map((result) => result.values[0])).toEqual([
+      '0',
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+    ]);
+  });
+});
