@@ -22,6 +22,15 @@ export const MAX_MESSAGE_BYTES = 2 * 6 * MAX_DOCUMENT_BYTES + 1024 * 1024;
  */
 export const MAX_JSON_NESTING = 1_000;
 
+/**
+ * About how many members (object keys and array elements) a large message may hold, counted on
+ * its bytes before JSON.parse sees them. A tool call needs a few dozen (at most 256 `namespaces`
+ * bindings); a million bindings cost 2.4 s of JSON.parse alone on the main thread, where every
+ * session waits. Counted as separators (`:` and `,` outside strings), so the bound is exact to
+ * within a factor of two, which is all a bound on cost needs.
+ */
+export const MAX_JSON_MEMBERS = 10_000;
+
 /** Element nesting depth; libxml2 refuses deeper documents by itself without XML_PARSE_HUGE. */
 export const MAX_ELEMENT_DEPTH = 256;
 

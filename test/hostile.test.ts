@@ -513,8 +513,9 @@ describe('a pathological XPath on a ~5 MB document', () => {
     // the answer says which one and how to narrow the expression.
     expectClearError(result, /(operation|time) budget/, /narrow/i);
     await expectServing(fast);
-    // The same large document still answers a normal query.
-    expect(text(await call(fast, 'xml_query', { xml, xpath: 'count(//b)' }))).toBe('460000');
+    // The same large document still answers a normal query (under the ordinary time budget: a
+    // count of 5 MB may take longer than the short one on a loaded machine).
+    expect(text(await call(main, 'xml_query', { xml, xpath: 'count(//b)' }))).toBe('460000');
   });
 
   it('an expression cheap in XPath steps but slow in string work is stopped by the time budget', async () => {

@@ -9,6 +9,7 @@ import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/no
 import { isJsonContentType, localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { MAX_JSON_NESTING, MAX_MESSAGE_BYTES } from '../limits.js';
 import { textNestsDeeperThan } from './json-depth.js';
+import { holdsTooManyMembers, TOO_MANY_MEMBERS_MESSAGE } from './json-members.js';
 import { INVALID_REQUEST, TOO_DEEP_MESSAGE } from './jsonrpc-lines.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';
 
@@ -82,7 +83,12 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
   }
   const bytes = Buffer.concat(chunks, size);
   // The lifting reader measures the nesting of what it parses, and declines a message too deep.
-  const lifted = size >= LIFT_DOCUMENTS_FROM_BYTES ? parseLineLiftingDocuments(bytes) : undefined;
+  const large = size >= LIFT_DOCUMENTS_FROM_BYTES;
+  if (large && holdsTooManyMembers(bytes)) {
+    replyError(res, 400, INVALID_REQUEST, TOO_MANY_MEMBERS_MESSAGE);
+    return { ok: false };
+  }
+  const lifted = large ? parseLineLiftingDocuments(bytes) : undefined;
   if (lifted) return { ok: true, body: lifted, bytes: size };
   const text = bytes.toString('utf8');
   let body: unknown;

@@ -17,6 +17,14 @@ export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 
 /** The refusal of a message nested past MAX_JSON_NESTING, the same on every transport. */
+/**
+ * The refusal of a request whose id is still under way: it would share that request's
+ * accounting and be freed by its answer (and JSON-RPC asks a client's ids in flight to differ).
+ */
+export function reusedIdMessage(id: RequestId): string {
+  return `Invalid Request: the id ${JSON.stringify(id)} is already used by a request still under way; send each request with an id of its own.`;
+}
+
 export const TOO_DEEP_MESSAGE = `Invalid Request: the message nests JSON deeper than ${MAX_JSON_NESTING} levels; send flatter arguments.`;
 
 export function errorReply(id: RequestId | null, code: number, message: string): JsonRpcErrorReply {

@@ -73,12 +73,21 @@ export class ReplyBudget {
     return turn;
   }
 
-  /** A message read from the client, `bytes` long: a request is owed an answer, a cancellation frees one. */
+  /** The id of a request still owed an answer, when `message` reuses one: it must be refused. */
+  reusedId(message: unknown): RequestId | undefined {
+    const { id, method } = (message ?? {}) as { id?: unknown; method?: unknown };
+    return typeof method === 'string' && isId(id) && this.#pending.has(id) ? id : undefined;
+  }
+
+  /**
+   * A message read from the client, `bytes` long: a request is owed an answer, a cancellation
+   * frees one. A request reusing an owed id must be refused first (`reusedId`).
+   */
   received(message: unknown, bytes: number): void {
     const { id, method, params } = (message ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
     if (method === 'notifications/cancelled') this.answered((params as { requestId?: unknown })?.requestId);
     else if (typeof method === 'string' && isId(id) && !this.#ended) {
-      this.#pending.set(id, (this.#pending.get(id) ?? 0) + bytes);
+      this.#pending.set(id, bytes);
       this.#inFlightBytes += bytes;
     }
   }

@@ -4,6 +4,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { EnginePool } from '../engine/runtime/pool.js';
 import { createServer } from '../server.js';
 import { type NodeHandler, readJsonBody, replyError, replyNoSessionFree } from './http-common.js';
+import { INVALID_REQUEST, reusedIdMessage } from './jsonrpc-lines.js';
 import { DEFAULT_REPLY_LIMITS, ReplyBudget, type ReplyLimits } from './reply-budget.js';
 import { type SessionLimits, SessionRegistry } from './sessions.js';
 
@@ -96,7 +97,15 @@ export function createSseEndpoint(
     // The body stays unread (in the socket) while the client has not read what it was sent.
     const read = await session.replies.admit(async () => {
       const body = await readJsonBody(req, res);
-      if (body.ok) session.replies.received(body.body, body.bytes);
+      if (!body.ok) return body;
+      // Refused on the POST, not on the stream: a reply there with this id would settle the
+      // request under way.
+      const reused = session.replies.reusedId(body.body);
+      if (reused !== undefined) {
+        replyError(res, 400, INVALID_REQUEST, reusedIdMessage(reused));
+        return { ok: false as const };
+      }
+      session.replies.received(body.body, body.bytes);
       return body;
     });
     if (!read.ok) return;

@@ -7,7 +7,15 @@ import {
   MAX_UNWRITTEN_OUTPUT_BYTES,
 } from '../limits.js';
 import { jsonLine } from './json-line.js';
-import { classifyLine, classifyValue, errorReply, INVALID_REQUEST, type RequestId } from './jsonrpc-lines.js';
+import { holdsTooManyMembers, TOO_MANY_MEMBERS_MESSAGE } from './json-members.js';
+import {
+  classifyLine,
+  classifyValue,
+  errorReply,
+  INVALID_REQUEST,
+  type RequestId,
+  reusedIdMessage,
+} from './jsonrpc-lines.js';
 import { LEADING_ID_BYTES, leadingId } from './leading-id.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';
 
@@ -268,7 +276,12 @@ export class LineStdioTransport implements Transport {
     const bytes = this.#line.subarray(0, this.#buffered);
     this.#buffered = 0;
     if (this.#line.length > KEEP_LINE_BUFFER_BYTES) this.#line = Buffer.allocUnsafeSlow(LINE_BUFFER_BYTES);
-    const lifted = bytes.length >= this.#liftFrom ? parseLineLiftingDocuments(bytes) : undefined;
+    const large = bytes.length >= this.#liftFrom;
+    if (large && holdsTooManyMembers(bytes)) {
+      this.#reply(errorReply(leadingId(bytes), INVALID_REQUEST, TOO_MANY_MEMBERS_MESSAGE));
+      return;
+    }
+    const lifted = large ? parseLineLiftingDocuments(bytes) : undefined;
     let verdict: ReturnType<typeof classifyLine>;
     if (lifted) verdict = classifyValue(lifted);
     else {
@@ -287,13 +300,7 @@ export class LineStdioTransport implements Transport {
       // to be unique among the requests a client has under way).
       if (this.#pending.has(message.id)) {
         // Written, not sent: sending a reply with this id would settle the request under way.
-        this.#write(
-          errorReply(
-            message.id,
-            INVALID_REQUEST,
-            `Invalid Request: the id ${JSON.stringify(message.id)} is already used by a request still under way; send each request with an id of its own.`,
-          ) as JSONRPCMessage,
-        );
+        this.#write(errorReply(message.id, INVALID_REQUEST, reusedIdMessage(message.id)) as JSONRPCMessage);
         this.#updateFlow();
         return;
       }

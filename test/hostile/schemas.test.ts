@@ -91,7 +91,12 @@ describe('a schema of chained definitions', () => {
     '%s × %i, let through to libxml2, overruns the stack: the worker is replaced, never reused',
     async (kind, links) => {
       // The chain bound lifted, so only the stack guard stands between this schema and the engine.
-      const engine = new EnginePool({ size: 1, engineLimits: { maxSchemaChain: Number.MAX_SAFE_INTEGER } });
+      // The overrun, not the time budget, must end the call, however loaded the machine.
+      const engine = new EnginePool({
+        size: 1,
+        timeoutMs: 120_000,
+        engineLimits: { maxSchemaChain: Number.MAX_SAFE_INTEGER },
+      });
       pools.push(engine);
       const attacker = await session(engine);
       await attacker.callTool({ name: 'xml_check', arguments: { xml: '<warm/>' } });

@@ -49,4 +49,17 @@ describe('ReplyBudget', () => {
     await expect(next).resolves.toBe('read');
     expect(budget.owed).toBe(0);
   });
+
+  it('names an id still owed an answer, so a request reusing it can be refused, and frees it on the answer', () => {
+    const budget = new ReplyBudget(new PassThrough(), { maxUnwrittenBytes: 1000, maxInFlightBytes: 1000 });
+    expect(budget.reusedId(request(1))).toBeUndefined();
+    budget.received(request(1), 10);
+    expect(budget.reusedId(request(1))).toBe(1);
+    expect(budget.reusedId(request(2))).toBeUndefined();
+    // A notification or a reply carrying the id is no new request.
+    expect(budget.reusedId({ jsonrpc: '2.0', id: 1, result: {} })).toBeUndefined();
+    budget.answered(1);
+    expect(budget.reusedId(request(1))).toBeUndefined();
+    expect(budget.owed).toBe(0);
+  });
 });

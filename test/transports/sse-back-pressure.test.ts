@@ -103,4 +103,57 @@ describe('SSE back-pressure', () => {
     expect(formatted?.length).toBeGreaterThan(15_000_000);
     stream.destroy();
   });
+
+  it('refuses, on its POST, a request reusing the id of one still under way, and serves on', async () => {
+    // An engine that never answers: the first request stays under way for as long as the test needs.
+    const stalled = { run: () => new Promise(() => {}), forget() {}, warm() {} } as unknown as EnginePool;
+    const endpoint = createSseEndpoint(stalled, () => {});
+    listening = await listen(endpoint.handle, '127.0.0.1', 0, SSE_PATH, () => {});
+    const base = new URL(listening.url);
+    let text = '';
+    const stream = await new Promise<http.IncomingMessage>((resolve) => http.get(base, resolve));
+    stream.setEncoding('utf8');
+    const endpointUrl = await new Promise<string>((resolve) => {
+      stream.on('data', (chunk: string) => {
+        text += chunk;
+        const announced = /event: endpoint\ndata: (\S+)/.exec(text);
+        if (announced) resolve(new URL(announced[1] as string, base).toString());
+      });
+    });
+    const send = (body: unknown) =>
+      fetch(endpointUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const init = {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
+    expect((await send(init)).status).toBe(202);
+    expect((await send({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+    const call = {
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'xml_check', arguments: { xml: '<r/>' } },
+    };
+    expect((await send(call)).status).toBe(202);
+    const again = await send(call);
+    expect(again.status).toBe(400);
+    expect(await again.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message:
+          'Invalid Request: the id 5 is already used by a request still under way; send each request with an id of its own.',
+      },
+    });
+    expect((await send({ jsonrpc: '2.0', id: 6, method: 'ping' })).status).toBe(202);
+    await vi.waitFor(() => expect(text).toContain('"id":6'), { timeout: 20_000, interval: 20 });
+    stream.destroy();
+  });
 });

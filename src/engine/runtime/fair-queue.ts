@@ -18,6 +18,12 @@ export class FairQueue<T> {
     this.#size++;
   }
 
+  /** The client whose item `shift` would return next. */
+  peekClient(): string | undefined {
+    for (const client of this.#byClient.keys()) return client;
+    return undefined;
+  }
+
   /** The next item of the client whose turn it is; that client then goes to the back of the line. */
   shift(): T | undefined {
     for (const [client, items] of this.#byClient) {

@@ -1,0 +1,211 @@
+import { Worker } from 'node:worker_threads';
+import { EngineError } from '../errors.js';
+import type { EngineLimits, OperationName } from './operations.js';
+import type { WorkerForget, WorkerReady, WorkerReply, WorkerRequest } from './worker.js';
+
+/** One engine call on its way to a worker, as the pool hands it over. */
+export interface Job {
+  id: number;
+  client: string;
+  op: OperationName;
+  args: unknown;
+  transfer: ArrayBuffer[];
+  /** What its arguments hold while it waits (MAX_QUEUED_BYTES). */
+  bytes: number;
+  signal: AbortSignal | undefined;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+export interface EngineWorkerOptions {
+  /** The call's own budget, counted from when libxml2 has loaded in the worker. */
+  timeoutMs: number;
+  /** How long a call may wait for the worker to load libxml2 before it is given up. */
+  startTimeoutMs: number;
+  engineLimits: EngineLimits;
+  /** The call was answered (a result or an engine error) and the worker can serve on. */
+  onAnswered(worker: EngineWorker, heapBytes: number | undefined): void;
+  /** The worker failed its call and has ended (crash, trap, deadline, cancel, no start-up). */
+  onFailed(worker: EngineWorker): void;
+}
+
+/**
+ * One worker thread and the call it runs: its deadline, its cancellation, its readiness. Every
+ * way a call can go wrong ends here the same way: the call is rejected with the reason, the
+ * thread is terminated (its libxml2 state is unknown), and the pool is told, once.
+ */
+export class EngineWorker {
+  readonly #thread: Worker;
+  readonly #options: EngineWorkerOptions;
+  #job: Job | null = null;
+  #deadline: NodeJS.Timeout | null = null;
+  #startup: NodeJS.Timeout | null = null;
+  #onAbort: (() => void) | null = null;
+  #ready = false;
+  #ended = false;
+  /** Calls it has answered: the worker that has served the most is the next to be recycled. */
+  served = 0;
+
+  constructor(options: EngineWorkerOptions) {
+    this.#options = options;
+    this.#thread = startThread(options.engineLimits);
+    this.#thread.unref();
+    this.#thread.on('message', (message: WorkerReply | WorkerReady) =>
+      'ready' in message ? this.#onReady() : this.#onReply(message),
+    );
+    this.#thread.on('error', (error) => this.#fail(crashed(error)));
+    this.#thread.on('exit', () => this.#fail(crashed(new Error('the engine worker exited'))));
+  }
+
+  get idle(): boolean {
+    return this.#job === null && !this.#ended;
+  }
+
+  /** libxml2 has loaded: a call sent now pays no start-up. */
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  get threadId(): number {
+    return this.#thread.threadId;
+  }
+
+  run(job: Job): void {
+    this.#job = job;
+    // A busy worker keeps the process alive so a reply is never lost at end of input.
+    this.#thread.ref();
+    // The budget is the call's own: a worker still loading libxml2 starts the clock when ready,
+    // and has the start-up budget to get there.
+    if (this.#ready) this.#startDeadline();
+    else {
+      const { startTimeoutMs } = this.#options;
+      this.#startup = setTimeout(() => this.#fail(notStarted(startTimeoutMs)), startTimeoutMs);
+    }
+    if (job.signal) {
+      this.#onAbort = () => this.#fail(cancelled());
+      job.signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
+    const request: WorkerRequest = { id: job.id, op: job.op, args: job.args };
+    this.#thread.postMessage(request, job.transfer);
+  }
+
+  /** Frees what the worker keeps for a client whose session ended (its parsed documents). */
+  forget(client: string): void {
+    const message: WorkerForget = { forget: client };
+    this.#thread.postMessage(message);
+  }
+
+  /** Ends the worker for the pool's own reasons (recycled, heap, closing); a running call gets `error`. */
+  stop(error: Error): Promise<void> {
+    return this.#end(error);
+  }
+
+  #onReady(): void {
+    this.#ready = true;
+    this.#clearStartup();
+    if (this.#job && !this.#deadline) this.#startDeadline();
+  }
+
+  #onReply(reply: WorkerReply): void {
+    const job = this.#job;
+    if (!job || job.id !== reply.id) return;
+    if (!reply.ok && reply.poisoned) {
+      this.#fail(new EngineError(reply.error));
+      return;
+    }
+    this.#settle();
+    this.served++;
+    if (reply.ok) job.resolve(reply.result);
+    else job.reject(new EngineError(reply.error));
+    this.#options.onAnswered(this, reply.heapBytes);
+  }
+
+  #startDeadline(): void {
+    const { timeoutMs } = this.#options;
+    this.#deadline = setTimeout(() => this.#fail(timedOut(timeoutMs, this.#job?.op)), timeoutMs);
+  }
+
+  #fail(error: Error): void {
+    if (this.#ended) return;
+    void this.#end(error);
+    this.#options.onFailed(this);
+  }
+
+  #end(error: Error): Promise<void> {
+    if (this.#ended) return Promise.resolve();
+    this.#ended = true;
+    const job = this.#job;
+    this.#settle();
+    this.#clearStartup();
+    job?.reject(error);
+    this.#thread.removeAllListeners('exit');
+    return this.#thread.terminate().then(
+      () => {},
+      () => {},
+    );
+  }
+
+  /** The call is over: its timers and its abort listener go, and the worker no longer holds the process. */
+  #settle(): void {
+    if (this.#deadline) clearTimeout(this.#deadline);
+    this.#deadline = null;
+    if (this.#onAbort && this.#job?.signal) this.#job.signal.removeEventListener('abort', this.#onAbort);
+    this.#onAbort = null;
+    this.#job = null;
+    this.#thread.unref();
+  }
+
+  #clearStartup(): void {
+    if (this.#startup) clearTimeout(this.#startup);
+    this.#startup = null;
+  }
+}
+
+/**
+ * The worker entry beside this module. Run from source (the tests), that is `worker.ts`: it is
+ * loaded through tsx's loader, registered inside the worker, so a test always exercises the
+ * engine's current source and never a stale build.
+ */
+function startThread(engineLimits: EngineLimits): Worker {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), { workerData: engineLimits });
+  const entry = new URL('./worker.ts', here).href;
+  const loader = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(loader)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(boot, { eval: true, workerData: engineLimits });
+}
+
+/** What the caller can change to come in under the time budget depends on what ran. */
+const SPEED_UP: Record<OperationName, string> = {
+  query: 'Narrow the expression (a more specific path, fewer nested `//`) or pass a smaller document.',
+  validate: 'Validate an extract of the document (e.g. a few of its records) or a simpler schema.',
+  inspect: 'Pass a smaller document or an extract of it.',
+  check: 'Pass a smaller document or an extract of it.',
+  format: 'Pass a smaller document or an extract of it.',
+};
+
+function timedOut(ms: number, op?: OperationName): EngineError {
+  const advice = op ? SPEED_UP[op] : 'Call again.';
+  return new EngineError({
+    code: 'timeout',
+    message: `The call ran past its time budget of ${ms} ms and was stopped. ${advice}`,
+  });
+}
+
+function notStarted(ms: number): EngineError {
+  return new EngineError({
+    code: 'engine-crashed',
+    message: `The XML engine did not start within ${ms} ms, so the call was not run. Retry in a moment.`,
+  });
+}
+
+export function cancelled(): EngineError {
+  return new EngineError({ code: 'timeout', message: 'The call was cancelled by the client.' });
+}
+
+function crashed(error: Error): EngineError {
+  return new EngineError({
+    code: 'engine-crashed',
+    message: `The XML engine failed on this input and was restarted (${error.message}). Simplify the expression or the document and call again.`,
+  });
+}
