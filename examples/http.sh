@@ -59,7 +59,7 @@ start_server() {
   local kind=$1
   # The file exists before the child does: read early, it is empty, never missing.
   : > "$TMP/$kind.err"
-  node "$CLI" --transport "$kind" --port 0 2> "$TMP/$kind.err" &
+  "${SERVER[@]}" --transport "$kind" --port 0 2> "$TMP/$kind.err" &
   SERVER_PID=$!
   PIDS+=("$SERVER_PID")
   URL=""

@@ -9,22 +9,43 @@ import { VERSION } from './version.js';
 
 const DEFAULT_PORTS: Record<HttpTransport, number> = { 'streamable-http': 8000, sse: 8001 };
 
+/** Wide enough for any deployment; the upper ends only keep typos (an extra zero or three) out. */
+const MAX_SESSIONS_FLAG = 100_000;
+const MAX_SESSION_MS_FLAG = 7 * 24 * 60 * 60 * 1000;
+
+/** The integer flags' ranges, read by the parser and printed by --help. */
+const RANGES = {
+  port: [0, 65_535],
+  'timeout-ms': [100, 3_600_000],
+  'max-sessions': [1, MAX_SESSIONS_FLAG],
+  'session-idle-ms': [1, MAX_SESSION_MS_FLAG],
+  'session-evict-after-ms': [0, MAX_SESSION_MS_FLAG],
+} as const satisfies Record<string, readonly [number, number]>;
+type IntegerFlag = keyof typeof RANGES;
+
+/** The flags that only an HTTP transport reads: refused with stdio, where they would do nothing. */
+const HTTP_ONLY = ['host', 'port', 'max-sessions', 'session-idle-ms', 'session-evict-after-ms'] as const;
+
+const range = (name: IntegerFlag) => `${RANGES[name][0]}-${RANGES[name][1]}`;
+
 const USAGE = `Usage: oxml-mcp [options]
 
 An MCP server that answers questions about XML documents exactly (XPath 1.0, XSD, well-formedness, shape).
 
 Options:
   --transport T      stdio (default), streamable-http (endpoint /mcp) or sse (legacy: GET /sse, POST /messages/)
-  --host H           HTTP address to bind (default: 127.0.0.1; no authentication: put a gateway in front of a routable address)
-  --port P           HTTP port (default: 8000 for streamable-http, 8001 for sse; 0 picks a free one)
-  --timeout-ms N     Time budget of one tool call in milliseconds (default: ${DEFAULT_CALL_TIMEOUT_MS})
-  --max-sessions N   HTTP sessions open at once (default: ${DEFAULT_SESSION_LIMITS.maxSessions}); when full, a new one evicts the session idle longest
+  --timeout-ms N     Time budget of one tool call in milliseconds, ${range('timeout-ms')} (default: ${DEFAULT_CALL_TIMEOUT_MS})
+  -v, --version      Print the version to stdout and exit
+  -h, --help         Print this help to stdout and exit
+
+HTTP transports only (refused with stdio):
+  --host H           Address to bind (default: 127.0.0.1; no authentication: put a gateway in front of a routable address)
+  --port P           Port, ${range('port')} (default: ${DEFAULT_PORTS['streamable-http']} for streamable-http, ${DEFAULT_PORTS.sse} for sse; 0 picks a free one)
+  --max-sessions N   Sessions open at once, ${range('max-sessions')} (default: ${DEFAULT_SESSION_LIMITS.maxSessions}); when full, a new one evicts the session idle longest
   --session-idle-ms MS
-                     Close an HTTP session after this long without a request (default: ${DEFAULT_SESSION_LIMITS.idleMs})
+                     Close a session after this long without a request, ${range('session-idle-ms')} (default: ${DEFAULT_SESSION_LIMITS.idleMs})
   --session-evict-after-ms MS
-                     How long a session must have been idle before a new one may evict it (default: ${DEFAULT_SESSION_LIMITS.evictableAfterMs}; 0: at once)
-  --version          Print the version and exit
-  --help             Print this help and exit
+                     How long a session must have been idle before a new one may evict it, ${range('session-evict-after-ms')} (default: ${DEFAULT_SESSION_LIMITS.evictableAfterMs}; 0: at once)
 `;
 
 function log(message: string): void {
@@ -44,39 +65,33 @@ interface Settings {
   sessions: SessionLimits;
 }
 
-/** Wide enough for any deployment; the upper ends only keep typos (an extra zero or three) out. */
-const MAX_SESSIONS_FLAG = 100_000;
-const MAX_SESSION_MS_FLAG = 7 * 24 * 60 * 60 * 1000;
+type Flags = Record<string, string | boolean | undefined>;
 
-function integerFlag(
-  value: string | undefined,
-  name: string,
-  min: number,
-  max: number,
-  fallback: number,
-): number {
+function integerFlag(flags: Flags, name: IntegerFlag, fallback: number): number {
+  const value = flags[name] as string | undefined;
   if (value === undefined) return fallback;
+  const [min, max] = RANGES[name];
   const number = Number(value);
   if (!/^\d+$/.test(value) || number < min || number > max)
     usageError(`--${name} must be an integer from ${min} to ${max}`);
   return number;
 }
 
-/** Reads argv; --help and --version print (to stdout: no protocol runs then) and exit. */
-function settingsFromArgv(): Settings {
-  let flags: Record<string, string | boolean | undefined>;
+/** Reads argv: the settings to serve with, or the text --help or --version prints instead. */
+function settingsFromArgv(): Settings | { print: string } {
+  let flags: Flags;
   try {
     flags = parseArgs({
       options: {
         transport: { type: 'string', default: 'stdio' },
-        host: { type: 'string', default: '127.0.0.1' },
+        host: { type: 'string' },
         port: { type: 'string' },
         'timeout-ms': { type: 'string' },
         'max-sessions': { type: 'string' },
         'session-idle-ms': { type: 'string' },
         'session-evict-after-ms': { type: 'string' },
-        version: { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
+        version: { type: 'boolean', short: 'v', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
       allowPositionals: false,
@@ -84,61 +99,47 @@ function settingsFromArgv(): Settings {
   } catch (error) {
     return usageError((error as Error).message);
   }
-  // stdout carries protocol messages only, even for the flags that print and exit.
-  if (flags.help) {
-    process.stderr.write(USAGE);
-    process.exit(0);
-  }
-  if (flags.version) {
-    process.stderr.write(`${VERSION}\n`);
-    process.exit(0);
-  }
+  if (flags.help) return { print: USAGE };
+  if (flags.version) return { print: `${VERSION}\n` };
   const transport = flags.transport as string;
   if (transport !== 'stdio' && transport !== 'streamable-http' && transport !== 'sse') {
     usageError(`unknown transport "${transport}" (choose stdio, streamable-http or sse)`);
   }
-  const port = integerFlag(
-    flags.port as string | undefined,
-    'port',
-    0,
-    65_535,
-    transport === 'stdio' ? 0 : DEFAULT_PORTS[transport],
-  );
-  const timeoutMs = integerFlag(
-    flags['timeout-ms'] as string | undefined,
-    'timeout-ms',
-    100,
-    3_600_000,
-    DEFAULT_CALL_TIMEOUT_MS,
-  );
+  if (transport === 'stdio') {
+    const given = HTTP_ONLY.find((name) => flags[name] !== undefined);
+    if (given)
+      usageError(
+        `--${given} has no effect with stdio: add --transport streamable-http (or sse) to serve HTTP, or leave it out`,
+      );
+  }
+  const port = integerFlag(flags, 'port', transport === 'stdio' ? 0 : DEFAULT_PORTS[transport]);
+  const timeoutMs = integerFlag(flags, 'timeout-ms', DEFAULT_CALL_TIMEOUT_MS);
   const sessions: SessionLimits = {
-    maxSessions: integerFlag(
-      flags['max-sessions'] as string | undefined,
-      'max-sessions',
-      1,
-      MAX_SESSIONS_FLAG,
-      DEFAULT_SESSION_LIMITS.maxSessions,
-    ),
-    idleMs: integerFlag(
-      flags['session-idle-ms'] as string | undefined,
-      'session-idle-ms',
-      1,
-      MAX_SESSION_MS_FLAG,
-      DEFAULT_SESSION_LIMITS.idleMs,
-    ),
-    evictableAfterMs: integerFlag(
-      flags['session-evict-after-ms'] as string | undefined,
-      'session-evict-after-ms',
-      0,
-      MAX_SESSION_MS_FLAG,
-      DEFAULT_SESSION_LIMITS.evictableAfterMs,
-    ),
+    maxSessions: integerFlag(flags, 'max-sessions', DEFAULT_SESSION_LIMITS.maxSessions),
+    idleMs: integerFlag(flags, 'session-idle-ms', DEFAULT_SESSION_LIMITS.idleMs),
+    evictableAfterMs: integerFlag(flags, 'session-evict-after-ms', DEFAULT_SESSION_LIMITS.evictableAfterMs),
   };
-  return { transport, host: flags.host as string, port, timeoutMs, sessions };
+  return { transport, host: (flags.host as string | undefined) ?? '127.0.0.1', port, timeoutMs, sessions };
+}
+
+/** One line for a port or address the server cannot listen on, instead of a stack trace. */
+function listenFailure(error: unknown, settings: Settings): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') return `port ${settings.port} is in use; pick another with --port`;
+  if (code === 'EACCES') return `no permission to listen on port ${settings.port}; pick another with --port`;
+  if (code === 'EADDRNOTAVAIL') return `cannot listen on ${settings.host}: not an address of this machine`;
+  if (code === 'ENOTFOUND') return `cannot listen on ${settings.host}: the name does not resolve`;
+  return undefined;
 }
 
 async function main(): Promise<void> {
-  const settings = settingsFromArgv();
+  const parsed = settingsFromArgv();
+  // Printed to stdout, and before any protocol starts, so `$(oxml-mcp --version)` is the version.
+  if ('print' in parsed) {
+    process.stdout.write(parsed.print);
+    return;
+  }
+  const settings = parsed;
   const engine = new EnginePool({ timeoutMs: settings.timeoutMs });
   engine.warm();
   const onError = (error: Error) => log(error.message);
@@ -162,6 +163,11 @@ async function main(): Promise<void> {
     port: settings.port,
     onError,
     limits: settings.sessions,
+  }).catch((error: unknown) => {
+    const line = listenFailure(error, settings);
+    if (line === undefined) throw error;
+    log(line);
+    process.exit(1);
   });
   stop = listening.close;
   log(`${settings.transport} listening on ${listening.url}`);

@@ -5,9 +5,16 @@
 NAME=$(basename "$0")
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CLI="$ROOT/dist/cli.js"
-if [[ ! -f $CLI ]]; then
-  echo "$NAME: $CLI is missing; run 'npm run build' first" >&2
-  exit 1
+# The server run_session starts: the checkout's build, or OXML_MCP_BIN, an installed `oxml-mcp`
+# command (scripts/pack-check.sh runs session.sh through the one it installed from the tarball).
+if [[ -n ${OXML_MCP_BIN:-} ]]; then
+  SERVER=("$OXML_MCP_BIN")
+else
+  SERVER=(node "$CLI")
+  if [[ ! -f $CLI ]]; then
+    echo "$NAME: $CLI is missing; run 'npm run build' first" >&2
+    exit 1
+  fi
 fi
 command -v node >/dev/null || { echo "$NAME: node is not on PATH" >&2; exit 1; }
 
@@ -107,9 +114,9 @@ expect() { printf '%s\t%s\t%s\n' "$2" "$3" "$4" >> "$TMP/$1.checks"; }
 run_session() {
   local s=$1 rc=0 p f
   if command -v timeout >/dev/null; then
-    timeout 60 node "$CLI" < "$TMP/$s.in" > "$TMP/$s.out" 2> "$TMP/$s.err" || rc=$?
+    timeout 60 "${SERVER[@]}" < "$TMP/$s.in" > "$TMP/$s.out" 2> "$TMP/$s.err" || rc=$?
   else
-    node "$CLI" < "$TMP/$s.in" > "$TMP/$s.out" 2> "$TMP/$s.err" || rc=$?
+    "${SERVER[@]}" < "$TMP/$s.in" > "$TMP/$s.out" 2> "$TMP/$s.err" || rc=$?
   fi
   node "$TMP/verify.js" "$TMP/$s" "$rc"
   read -r p f < "$TMP/$s.counts"

@@ -1,7 +1,6 @@
 import type { EnginePool } from '../engine/runtime/pool.js';
 import { type Listening, listen, rebindingGuards } from './http-common.js';
 import type { SessionLimits } from './sessions.js';
-import { createSseEndpoint, SSE_PATH } from './sse.js';
 import { createStreamableHttpEndpoint, MCP_PATH } from './streamable-http.js';
 
 export type HttpTransport = 'streamable-http' | 'sse';
@@ -13,16 +12,20 @@ export interface HttpOptions {
   limits?: SessionLimits;
 }
 
-/** Serves one HTTP transport behind the DNS-rebinding guards; resolves once it listens. */
+/**
+ * Serves one HTTP transport behind the DNS-rebinding guards; resolves once it listens. The legacy
+ * SSE module, and with it `@modelcontextprotocol/server-legacy`, is imported only when SSE is
+ * served (docs/adr/0012-load-legacy-sse-on-demand.md).
+ */
 export async function serveHttp(
   kind: HttpTransport,
   engine: EnginePool,
   options: HttpOptions,
 ): Promise<Listening> {
-  const endpoint =
-    kind === 'sse'
-      ? createSseEndpoint(engine, options.onError, options.limits)
-      : createStreamableHttpEndpoint(engine, options.onError, options.limits);
+  const sse = kind === 'sse' ? await import('./sse.js') : undefined;
+  const endpoint = sse
+    ? sse.createSseEndpoint(engine, options.onError, options.limits)
+    : createStreamableHttpEndpoint(engine, options.onError, options.limits);
   const guard = rebindingGuards(options.host);
   const listening = await listen(
     async (req, res) => {
@@ -30,7 +33,7 @@ export async function serveHttp(
     },
     options.host,
     options.port,
-    kind === 'sse' ? SSE_PATH : MCP_PATH,
+    sse ? sse.SSE_PATH : MCP_PATH,
     options.onError,
   );
   return {

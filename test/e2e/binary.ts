@@ -17,9 +17,16 @@ export interface RawRun {
   code: number | null;
 }
 
-/** Writes raw lines to the built binary's stdin, closes it, and collects every reply line. */
-export async function runRaw(lines: Array<string | Buffer>, args: string[] = []): Promise<RawRun> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * Writes raw lines to the built binary's stdin, closes it, and collects every reply line.
+ * `nodeArgs` go to node before the script (e.g. `--import` of a preload).
+ */
+export async function runRaw(
+  lines: Array<string | Buffer>,
+  args: string[] = [],
+  nodeArgs: string[] = [],
+): Promise<RawRun> {
+  const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

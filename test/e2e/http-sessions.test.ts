@@ -112,6 +112,6 @@ describe('the session flags', () => {
   it('are listed by --help', async () => {
     const help = await runRaw([], ['--help']);
     for (const flag of ['--max-sessions', '--session-idle-ms', '--session-evict-after-ms'])
-      expect(help.stderr).toContain(flag);
+      expect(help.stdout).toContain(flag);
   });
 });

@@ -170,23 +170,3 @@ describe('stdio framing of the built binary', () => {
       expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
   });
 });
-
-describe('command line', () => {
-  it('prints the version and the usage to stderr, never to stdout, and exits 0', async () => {
-    const version = await runRaw([], ['--version']);
-    expect(version.stderr.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(version.stdout).toBe('');
-    expect(version.code).toBe(0);
-    const help = await runRaw([], ['--help']);
-    expect(help.stderr).toContain('Usage: oxml-mcp');
-    expect(help.stdout).toBe('');
-    expect(help.code).toBe(0);
-  });
-
-  it('prints usage to stderr and exits 2 on a bad flag', async () => {
-    const run = await runRaw([], ['--bogus']);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('Usage: oxml-mcp');
-    expect(run.stdout).toBe('');
-  });
-});

@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+/**
+ * Cold start of two built CLIs over stdio, paired: each run spawns `node CLI`, sends `initialize`,
+ * times the reply, closes stdin and times the exit. A and B alternate (A B, B A, …) so a busy
+ * machine slows both alike; the report is the median of the per-pair ratios B/A.
+ *
+ *   node scripts/cold-start.mjs A/dist/cli.js B/dist/cli.js [pairs=30]
+ *
+ * To compare a change with the code before it, build the earlier commit into another folder inside
+ * the checkout (so it finds node_modules and package.json), e.g.
+ * `git stash && npx tsc -p tsconfig.build.json --outDir dist-before && git stash pop`.
+ */
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+
+const [cliA, cliB, pairsText = '30'] = process.argv.slice(2);
+if (!cliA || !cliB || !/^\d+$/.test(pairsText)) {
+  process.stderr.write('usage: node scripts/cold-start.mjs A/dist/cli.js B/dist/cli.js [pairs=30]\n');
+  process.exit(2);
+}
+
+const INITIALIZE = `${JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'cold-start', version: '1' },
+  },
+})}\n`;
+
+/** One cold start: milliseconds to the initialize reply and to the exit that follows end of stdin. */
+function coldStart(cli) {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, [cli], { stdio: ['pipe', 'pipe', 'ignore'] });
+    let stdout = '';
+    let replied;
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk;
+      if (replied === undefined && stdout.includes('\n')) {
+        replied = performance.now() - start;
+        child.stdin.end();
+      }
+    });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      if (code === 0 && replied !== undefined) resolve({ replied, exited: performance.now() - start });
+      else reject(new Error(`${cli} exited ${code} ${replied === undefined ? 'without a reply' : ''}`));
+    });
+    child.stdin.write(INITIALIZE);
+  });
+}
+
+const median = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+
+await coldStart(cliA); // first runs fill the file cache; not counted
+await coldStart(cliB);
+const runsA = [];
+const runsB = [];
+for (let pair = 0; pair < Number(pairsText); pair++) {
+  if (pair % 2 === 0) {
+    runsA.push(await coldStart(cliA));
+    runsB.push(await coldStart(cliB));
+  } else {
+    runsB.push(await coldStart(cliB));
+    runsA.push(await coldStart(cliA));
+  }
+}
+for (const key of ['replied', 'exited']) {
+  const a = median(runsA.map((run) => run[key]));
+  const b = median(runsB.map((run) => run[key]));
+  const ratio = median(runsA.map((run, i) => runsB[i][key] / run[key]));
+  console.log(
+    `${key.padEnd(7)} A ${a.toFixed(1)} ms, B ${b.toFixed(1)} ms (medians of ${runsA.length}); B/A ${ratio.toFixed(3)} (median of the paired ratios)`,
+  );
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { initialize, initialized, runRaw } from './binary.js';
+
+// A preload whose resolve hook refuses @modelcontextprotocol/server-legacy, as if it were not
+// installed: what starts anyway does not load it (docs/adr/0012-load-legacy-sse-on-demand.md).
+const HOOKS = `export async function resolve(specifier, context, next) {
+  if (specifier.startsWith('@modelcontextprotocol/server-legacy')) {
+    throw Object.assign(new Error('blocked by the test: ' + specifier), { code: 'ERR_MODULE_NOT_FOUND' });
+  }
+  return next(specifier, context);
+}`;
+const PRELOAD = `import { register } from 'node:module'; register(${JSON.stringify(
+  `data:text/javascript,${encodeURIComponent(HOOKS)}`,
+)});`;
+const WITHOUT_LEGACY_SSE = ['--import', `data:text/javascript,${encodeURIComponent(PRELOAD)}`];
+
+const QUERY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'xml_query', arguments: { xml: '<a><b/><b/></a>', xpath: 'count(//b)' } },
+});
+
+describe('the legacy SSE package is loaded only for --transport sse', () => {
+  it('answers a tools/call over stdio when the package cannot be loaded', async () => {
+    const run = await runRaw([initialize(), initialized, QUERY], [], WITHOUT_LEGACY_SSE);
+    expect(run.code).toBe(0);
+    expect(run.replies.find((reply) => reply.id === 1)).toMatchObject({
+      result: { content: [{ type: 'text', text: '2' }] },
+    });
+  });
+
+  it('fails to start --transport sse when the package cannot be loaded', async () => {
+    const run = await runRaw([], ['--transport', 'sse', '--port', '0'], WITHOUT_LEGACY_SSE);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('blocked by the test: @modelcontextprotocol/server-legacy');
+  });
+});
