@@ -15,7 +15,7 @@ export interface HttpOptions {
 /**
  * Serves one HTTP transport behind the DNS-rebinding guards; resolves once it listens. The legacy
  * SSE module, and with it `@modelcontextprotocol/server-legacy`, is imported only when SSE is
- * served (docs/adr/0012-load-legacy-sse-on-demand.md).
+ * served (docs/adr/0013-load-legacy-sse-on-demand.md).
  */
 export async function serveHttp(
   kind: HttpTransport,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { initialize, initialized, runRaw } from './binary.js';
 
 // A preload whose resolve hook refuses @modelcontextprotocol/server-legacy, as if it were not
-// installed: what starts anyway does not load it (docs/adr/0012-load-legacy-sse-on-demand.md).
+// installed: what starts anyway does not load it (docs/adr/0013-load-legacy-sse-on-demand.md).
 const HOOKS = `export async function resolve(specifier, context, next) {
   if (specifier.startsWith('@modelcontextprotocol/server-legacy')) {
     throw Object.assign(new Error('blocked by the test: ' + specifier), { code: 'ERR_MODULE_NOT_FOUND' });
