@@ -381,6 +381,12 @@ export class EnginePool {
     return this.#coldCalls;
   }
 
+  /** What a health check reports: workers in service, those running a call, calls waiting. */
+  get stats(): { workers: number; busy: number; queued: number } {
+    const busy = this.#slots.filter((slot) => slot.job !== null).length;
+    return { workers: this.#slots.length, busy, queued: this.#queue.size };
+  }
+
   /** Thread ids of the workers in service, in slot order (for tests and diagnostics). */
   get threadIds(): number[] {
     return this.#slots.map((slot) => slot.worker.threadId);
