@@ -9,6 +9,11 @@ import { VERSION } from './version.js';
 
 const DEFAULT_PORTS: Record<HttpTransport, number> = { 'streamable-http': 8000, sse: 8001 };
 
+/** Long enough for the calls of a busy process to finish (most take milliseconds, the budget 10 s). */
+const DEFAULT_DRAIN_MS = 5_000;
+const MAX_DRAIN_MS = 600_000;
+const INSTANCE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+
 const USAGE = `Usage: oxml-mcp [options]
 
 An MCP server that answers questions about XML documents exactly (XPath 1.0, XSD, well-formedness, shape).
@@ -23,6 +28,11 @@ Options:
                      Close an HTTP session after this long without a request (default: ${DEFAULT_SESSION_LIMITS.idleMs})
   --session-evict-after-ms MS
                      How long a session must have been idle before a new one may evict it (default: ${DEFAULT_SESSION_LIMITS.evictableAfterMs}; 0: at once)
+  --instance NAME    Streamable HTTP: start every session id with NAME. (letters, digits, - and _, up to 32), so a load
+                     balancer can route a session back to this process (docs/deploy.md)
+  --stateless        Streamable HTTP: answer 2025-era requests without sessions too (no parse cache, no GET stream)
+  --drain-ms MS      On SIGTERM, refuse new requests and let calls in flight finish for up to MS (0 to ${MAX_DRAIN_MS};
+                     default: ${DEFAULT_DRAIN_MS}), then close every session and exit 0. SIGINT exits at once
   --version          Print the version and exit
   --help             Print this help and exit
 `;
@@ -42,6 +52,9 @@ interface Settings {
   port: number;
   timeoutMs: number;
   sessions: SessionLimits;
+  instance: string | undefined;
+  stateless: boolean;
+  drainMs: number;
 }
 
 /** Wide enough for any deployment; the upper ends only keep typos (an extra zero or three) out. */
@@ -75,6 +88,9 @@ function settingsFromArgv(): Settings {
         'max-sessions': { type: 'string' },
         'session-idle-ms': { type: 'string' },
         'session-evict-after-ms': { type: 'string' },
+        instance: { type: 'string' },
+        stateless: { type: 'boolean', default: false },
+        'drain-ms': { type: 'string' },
         version: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -134,7 +150,28 @@ function settingsFromArgv(): Settings {
       DEFAULT_SESSION_LIMITS.evictableAfterMs,
     ),
   };
-  return { transport, host: flags.host as string, port, timeoutMs, sessions };
+  const instance = flags.instance as string | undefined;
+  if (instance !== undefined && !INSTANCE_NAME.test(instance))
+    usageError('--instance must be 1 to 32 letters, digits, - or _');
+  if ((instance !== undefined || flags.stateless) && transport !== 'streamable-http')
+    usageError('--instance and --stateless apply to --transport streamable-http only');
+  const drainMs = integerFlag(
+    flags['drain-ms'] as string | undefined,
+    'drain-ms',
+    0,
+    MAX_DRAIN_MS,
+    DEFAULT_DRAIN_MS,
+  );
+  return {
+    transport,
+    host: flags.host as string,
+    port,
+    timeoutMs,
+    sessions,
+    instance,
+    stateless: flags.stateless === true,
+    drainMs,
+  };
 }
 
 async function main(): Promise<void> {
@@ -143,13 +180,21 @@ async function main(): Promise<void> {
   engine.warm();
   const onError = (error: Error) => log(error.message);
   let stop: () => Promise<void> = async () => {};
-  const shutdown = async () => {
-    await stop().catch(() => {});
+  let drain: () => Promise<void> = async () => {};
+  const shutdown = (how: () => Promise<void>) => async () => {
+    await how().catch(() => {});
     await engine.close();
     process.exit(0);
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  // A SIGINT during a drain cuts it short.
+  process.once(
+    'SIGINT',
+    shutdown(() => stop()),
+  );
+  process.once(
+    'SIGTERM',
+    shutdown(() => drain()),
+  );
 
   if (settings.transport === 'stdio') {
     const failure = await runStdio(engine, log);
@@ -162,8 +207,15 @@ async function main(): Promise<void> {
     port: settings.port,
     onError,
     limits: settings.sessions,
+    ...(settings.instance === undefined ? {} : { instance: settings.instance }),
+    stateless: settings.stateless,
   });
   stop = listening.close;
+  drain = async () => {
+    log(`draining: no new requests; waiting up to ${settings.drainMs} ms for calls in flight`);
+    const unanswered = await listening.drain(settings.drainMs);
+    log(unanswered === 0 ? 'drained' : `drain bound reached with ${unanswered} calls unanswered`);
+  };
   log(`${settings.transport} listening on ${listening.url}`);
 }
 
