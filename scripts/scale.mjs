@@ -199,7 +199,7 @@ function row(label, flags, s, extra = '') {
   const modern = era('2026-07-28');
   const legacy = era('2025-11-25');
   const f = (v) => v.toFixed(1);
-  return `| ${label} | ${flags.clients} | ${s.latencies.length} of ${flags.clients * flags.calls} | ${(s.latencies.length / s.seconds).toFixed(0)} | ${f(percentile(s.latencies, 50))} | ${f(percentile(s.latencies, 99))} | ${s.wrong.length} | ${modern.lost} | ${legacy.lost} | ${legacy.renewed} |${extra}`;
+  return `| ${label} | ${flags.clients} | ${s.latencies.length} of ${flags.clients * flags.calls} | ${(s.latencies.length / s.seconds).toFixed(0)} | ${f(percentile(s.latencies, 50))} | ${f(percentile(s.latencies, 99))} | ${f(percentile(legacy.latencies, 50))} / ${f(percentile(modern.latencies, 50))} | ${s.wrong.length} | ${modern.lost} | ${legacy.lost} | ${legacy.renewed} |${extra}`;
 }
 
 async function main() {
@@ -300,8 +300,8 @@ async function main() {
     `== oxml-mcp behind nginx: node scripts/scale.mjs ${process.argv.slice(2).join(' ')}`.trimEnd(),
     `workload ${flags.workload}; ${flags.clients} clients (half 2025-11-25 ${stateless ? 'without sessions (--stateless)' : 'sessions'}, half 2026-07-28), ${flags.calls} calls each, one in flight per client`,
     '',
-    '| processes | clients | answered | calls/s | p50 ms | p99 ms | wrong | lost 2026 | lost 2025 | sessions renewed (404) | sessions per process |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| processes | clients | answered | calls/s | p50 ms | p99 ms | p50 2025 / 2026 | wrong | lost 2026 | lost 2025 | sessions renewed (404) | sessions per process |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ];
   for (const f of failures.slice(0, 10))

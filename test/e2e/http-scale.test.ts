@@ -1,8 +1,12 @@
 import { once } from 'node:events';
-import { request } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MODERN_META } from './binary.js';
+import {
+  healthUntil,
+  MODERN_CALL_HEADERS,
+  MODERN_COUNT_CALL,
+  postInTwoParts,
+} from '../support/http-requests.js';
 import { type RunningServer, startServer } from './http-server.js';
 import { type Router, startRouter } from './router.js';
 
@@ -100,71 +104,26 @@ describe('two processes behind a balancer that routes by Mcp-Session-Id', () => 
   );
 });
 
-/** A 2026-07-28 tools/call whose body is sent in two parts: in flight on the server until `finish()`. */
-function callInTwoParts(url: string) {
-  const body = Buffer.from(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'tools/call',
-      params: {
-        _meta: MODERN_META,
-        name: 'xml_query',
-        arguments: { xml: '<r><a/><a/></r>', xpath: 'count(//a)' },
-      },
-    }),
-  );
-  const headers = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': 'tools/call',
-    'mcp-name': 'xml_query',
-  };
-  let req: ReturnType<typeof request> | undefined;
-  const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    req = request(
-      url,
-      { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.once('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      },
-    );
-    req.once('error', reject);
-    req.write(body.subarray(0, 10));
-  });
-  return { answer, headers, body, finish: () => req?.end(body.subarray(10)) };
-}
-
-async function healthUntil(url: string, done: (status: number, body: { calls?: number }) => boolean) {
-  const health = new URL('/healthz', url).href;
-  for (;;) {
-    const response = await fetch(health);
-    if (done(response.status, (await response.json()) as { calls?: number })) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('the built binary on SIGTERM', () => {
   it('answers the call in flight, refuses a new request with 503, and exits 0', async () => {
     const server = await startServer('streamable-http', ['--drain-ms', '600000']);
     servers = [server];
-    const call = callInTwoParts(server.url);
+    const call = postInTwoParts(server.url, MODERN_COUNT_CALL);
     await healthUntil(server.url, (_status, body) => body.calls === 1);
     server.child.kill('SIGTERM');
     await healthUntil(server.url, (status) => status === 503);
 
-    const refused = await fetch(server.url, { method: 'POST', headers: call.headers, body: call.body });
+    const refused = await fetch(server.url, {
+      method: 'POST',
+      headers: MODERN_CALL_HEADERS,
+      body: MODERN_COUNT_CALL,
+    });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     await refused.text();
 
     call.finish();
-    const answered = await call.answer;
+    const answered = await call.response;
     expect(answered.status).toBe(200);
     expect(JSON.parse(answered.text)).toMatchObject({ id: 7, result: { content: [{ text: '2' }] } });
     const [code] = (await once(server.child, 'exit')) as [number | null];

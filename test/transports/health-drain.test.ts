@@ -1,8 +1,16 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EnginePool } from '../../src/engine/runtime/pool.js';
 import { HEALTH_PATH, type HttpService, serveHttp } from '../../src/transports/serve-http.js';
 import { VERSION } from '../../src/version.js';
-import { EnginePool } from '../../src/xml/pool.js';
+import {
+  POST_HEADERS as headers,
+  healthUntil,
+  INITIALIZE_2025 as initialize,
+  MODERN_COUNT_CALL as modernCall,
+  MODERN_CALL_HEADERS as modernHeaders,
+  postInTwoParts,
+} from '../support/http-requests.js';
 
 let engine: EnginePool | undefined;
 let service: HttpService | undefined;
@@ -24,34 +32,6 @@ async function start(kind: 'streamable-http' | 'sse', instance?: string): Promis
 }
 
 const healthOf = (url: string) => new URL(HEALTH_PATH, url).href;
-const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const initialize = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-});
-const modernHeaders = {
-  ...headers,
-  'mcp-protocol-version': '2026-07-28',
-  'mcp-method': 'tools/call',
-  'mcp-name': 'xml_query',
-};
-const modernCall = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 7,
-  method: 'tools/call',
-  params: {
-    _meta: {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientCapabilities': {},
-      'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
-    },
-    name: 'xml_query',
-    arguments: { xml: '<r><a/><a/></r>', xpath: 'count(//a)' },
-  },
-});
-
 async function health(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(healthOf(url));
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -76,34 +56,8 @@ function getWithHost(url: string, host: string): Promise<number> {
   });
 }
 
-/** A POST whose body is sent in two parts: in flight on the server until `finish()`. */
-function postInTwoParts(url: string, body: string) {
-  const bytes = Buffer.from(body);
-  const half = Math.floor(bytes.length / 2);
-  let req: ReturnType<typeof request> | undefined;
-  const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    req = request(
-      url,
-      { method: 'POST', headers: { ...modernHeaders, 'content-length': String(bytes.length) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.once('end', () => resolve({ status: res.statusCode ?? 0, text }));
-        res.once('error', reject);
-      },
-    );
-    req.once('error', reject);
-    req.write(bytes.subarray(0, half));
-  });
-  return { response, finish: () => req?.end(bytes.subarray(half)) };
-}
-
-/** Polls /healthz until the server counts `n` calls in flight (the test's time-out bounds it). */
-async function untilCallsInFlight(url: string, n: number): Promise<void> {
-  while ((await health(url)).body.calls !== n) await new Promise((resolve) => setTimeout(resolve, 10));
-}
+/** Waits until the server counts `n` calls in flight. */
+const untilCallsInFlight = (url: string, n: number) => healthUntil(url, (_status, body) => body.calls === n);
 
 describe('GET /healthz', () => {
   it('answers 200 with the version, the instance, the sessions and the engine’s workers and queue', async () => {
@@ -152,7 +106,7 @@ describe('a drain', () => {
     expect(refused.status).toBe(503);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(refused.headers.get('connection')).toBe('close');
-    expect((await refused.json()).error.message).toMatch(/shutting down/);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/shutting down/);
     const handshake = await fetch(url, { method: 'POST', headers, body: initialize });
     expect(handshake.status).toBe(503);
     await handshake.text();
@@ -162,7 +116,9 @@ describe('a drain', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
     });
     expect(ofSession.status).toBe(404);
-    expect((await ofSession.json()).error.message).toMatch(/Start a new session/);
+    expect(((await ofSession.json()) as { error: { message: string } }).error.message).toMatch(
+      /Start a new session/,
+    );
 
     inFlight.finish();
     const answered = await inFlight.response;
