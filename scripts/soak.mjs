@@ -411,20 +411,20 @@ function expectError(pattern, extra) {
 
 /**
  * One call: { tool, args, label, check(result) → undefined | reason }. `hugeRate` is the share
- * of calls made on a ~2 MB document.
+ * of calls made on a ~2 MB document; `doc`, when given, is the document of every call.
  */
-export function planCall(corpus, seed, { hugeRate = 0.01, tools } = {}) {
+export function planCall(corpus, seed, { hugeRate = 0.01, tools, doc: only } = {}) {
   if (tools) {
     // Only some tools: draw again (boundedly) until the call is one of them.
     for (let attempt = 0; attempt < 1000; attempt++) {
-      const plan = planCall(corpus, (seed + attempt * 7919) >>> 0, { hugeRate });
+      const plan = planCall(corpus, (seed + attempt * 7919) >>> 0, { hugeRate, doc: only });
       if (tools.includes(plan.tool)) return plan;
     }
     throw new Error(`no call of ${tools.join(', ')} drawn`);
   }
   const r = rng(seed);
-  const huge = r.chance(hugeRate);
-  const doc = r.pick(huge ? corpus.big : corpus.docs);
+  const huge = only ? corpus.big.includes(only) : r.chance(hugeRate);
+  const doc = only ?? r.pick(huge ? corpus.big : corpus.docs);
   const roll = r.next();
   if (roll < 0.5) return planQuery(r, doc, huge);
   if (roll < 0.62) return planInspect(doc);

@@ -12,6 +12,10 @@ const DEFAULT_PORTS: Record<HttpTransport, number> = { 'streamable-http': 8000, 
 /** Wide enough for any deployment; the upper ends only keep typos (an extra zero or three) out. */
 const MAX_SESSIONS_FLAG = 100_000;
 const MAX_SESSION_MS_FLAG = 7 * 24 * 60 * 60 * 1000;
+/** Long enough for the calls of a busy process to finish (most take milliseconds, the budget 10 s). */
+const DEFAULT_DRAIN_MS = 5_000;
+const MAX_DRAIN_MS = 600_000;
+const INSTANCE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** The integer flags' ranges, read by the parser and printed by --help. */
 const RANGES = {
@@ -20,11 +24,21 @@ const RANGES = {
   'max-sessions': [1, MAX_SESSIONS_FLAG],
   'session-idle-ms': [1, MAX_SESSION_MS_FLAG],
   'session-evict-after-ms': [0, MAX_SESSION_MS_FLAG],
+  'drain-ms': [0, MAX_DRAIN_MS],
 } as const satisfies Record<string, readonly [number, number]>;
 type IntegerFlag = keyof typeof RANGES;
 
 /** The flags that only an HTTP transport reads: refused with stdio, where they would do nothing. */
-const HTTP_ONLY = ['host', 'port', 'max-sessions', 'session-idle-ms', 'session-evict-after-ms'] as const;
+const HTTP_ONLY = [
+  'host',
+  'port',
+  'max-sessions',
+  'session-idle-ms',
+  'session-evict-after-ms',
+  'instance',
+  'stateless',
+  'drain-ms',
+] as const;
 
 const range = (name: IntegerFlag) => `${RANGES[name][0]}-${RANGES[name][1]}`;
 
@@ -46,6 +60,11 @@ HTTP transports only (refused with stdio):
                      Close a session after this long without a request, ${range('session-idle-ms')} (default: ${DEFAULT_SESSION_LIMITS.idleMs})
   --session-evict-after-ms MS
                      How long a session must have been idle before a new one may evict it, ${range('session-evict-after-ms')} (default: ${DEFAULT_SESSION_LIMITS.evictableAfterMs}; 0: at once)
+  --instance NAME    Streamable HTTP: start every session id with NAME. (letters, digits, - and _, up to 32), so a load
+                     balancer can route a session back to this process (docs/deploy.md)
+  --stateless        Streamable HTTP: answer 2025-era requests without sessions too (no parse cache, no GET stream)
+  --drain-ms MS      On SIGTERM, refuse new requests and let calls in flight finish for up to MS, ${range('drain-ms')}
+                     (default: ${DEFAULT_DRAIN_MS}), then close every session and exit 0. SIGINT exits at once
 `;
 
 function log(message: string): void {
@@ -63,6 +82,9 @@ interface Settings {
   port: number;
   timeoutMs: number;
   sessions: SessionLimits;
+  instance: string | undefined;
+  stateless: boolean;
+  drainMs: number;
 }
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -90,6 +112,9 @@ function settingsFromArgv(): Settings | { print: string } {
         'max-sessions': { type: 'string' },
         'session-idle-ms': { type: 'string' },
         'session-evict-after-ms': { type: 'string' },
+        instance: { type: 'string' },
+        stateless: { type: 'boolean' },
+        'drain-ms': { type: 'string' },
         version: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -119,7 +144,21 @@ function settingsFromArgv(): Settings | { print: string } {
     idleMs: integerFlag(flags, 'session-idle-ms', DEFAULT_SESSION_LIMITS.idleMs),
     evictableAfterMs: integerFlag(flags, 'session-evict-after-ms', DEFAULT_SESSION_LIMITS.evictableAfterMs),
   };
-  return { transport, host: (flags.host as string | undefined) ?? '127.0.0.1', port, timeoutMs, sessions };
+  const instance = flags.instance as string | undefined;
+  if (instance !== undefined && !INSTANCE_NAME.test(instance))
+    usageError('--instance must be 1 to 32 letters, digits, - or _');
+  if ((instance !== undefined || flags.stateless) && transport !== 'streamable-http')
+    usageError('--instance and --stateless apply to --transport streamable-http only');
+  return {
+    transport,
+    host: (flags.host as string | undefined) ?? '127.0.0.1',
+    port,
+    timeoutMs,
+    sessions,
+    instance,
+    stateless: flags.stateless === true,
+    drainMs: integerFlag(flags, 'drain-ms', DEFAULT_DRAIN_MS),
+  };
 }
 
 /** One line for a port or address the server cannot listen on, instead of a stack trace. */
@@ -144,13 +183,21 @@ async function main(): Promise<void> {
   engine.warm();
   const onError = (error: Error) => log(error.message);
   let stop: () => Promise<void> = async () => {};
-  const shutdown = async () => {
-    await stop().catch(() => {});
+  let drain: () => Promise<void> = async () => {};
+  const shutdown = (how: () => Promise<void>) => async () => {
+    await how().catch(() => {});
     await engine.close();
     process.exit(0);
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  // A SIGINT during a drain cuts it short.
+  process.once(
+    'SIGINT',
+    shutdown(() => stop()),
+  );
+  process.once(
+    'SIGTERM',
+    shutdown(() => drain()),
+  );
 
   if (settings.transport === 'stdio') {
     const failure = await runStdio(engine, log);
@@ -163,6 +210,8 @@ async function main(): Promise<void> {
     port: settings.port,
     onError,
     limits: settings.sessions,
+    ...(settings.instance === undefined ? {} : { instance: settings.instance }),
+    stateless: settings.stateless,
   }).catch((error: unknown) => {
     const line = listenFailure(error, settings);
     if (line === undefined) throw error;
@@ -170,6 +219,11 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   stop = listening.close;
+  drain = async () => {
+    log(`draining: no new requests; waiting up to ${settings.drainMs} ms for calls in flight`);
+    const unanswered = await listening.drain(settings.drainMs);
+    log(unanswered === 0 ? 'drained' : `drain bound reached with ${unanswered} calls unanswered`);
+  };
   log(`${settings.transport} listening on ${listening.url}`);
 }
 

@@ -45,7 +45,7 @@ export class ReplyBudget {
     return !owedTooMuch && this.#stream.writableLength <= this.#limits.maxUnwrittenBytes;
   }
 
-  /** Requests read and not yet answered (for tests and diagnostics). */
+  /** Requests read and not yet answered (what a drain waits for). */
   get owed(): number {
     return this.#pending.size;
   }

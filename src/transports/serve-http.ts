@@ -1,46 +1,146 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EnginePool } from '../engine/runtime/pool.js';
-import { type Listening, listen, rebindingGuards } from './http-common.js';
+import { VERSION } from '../version.js';
+import { type Listening, listen, rebindingGuards, replyError } from './http-common.js';
 import type { SessionLimits } from './sessions.js';
 import { createStreamableHttpEndpoint, MCP_PATH } from './streamable-http.js';
 
 export type HttpTransport = 'streamable-http' | 'sse';
+
+export const HEALTH_PATH = '/healthz';
 
 export interface HttpOptions {
   host: string;
   port: number;
   onError: (error: Error) => void;
   limits?: SessionLimits;
+  /** Streamable HTTP: the name session ids carry (streamable-http.ts). */
+  instance?: string;
+  /** Streamable HTTP: 2025-era requests are answered without sessions too. */
+  stateless?: boolean;
 }
 
+export interface HttpService extends Listening {
+  /**
+   * Refuses new sessions and requests, waits up to `ms` for the calls in flight to be answered,
+   * then closes every session and connection. Resolves with the calls left unanswered.
+   */
+  drain(ms: number): Promise<number>;
+}
+
+/** How often a drain looks at the calls in flight: a call takes milliseconds to a few seconds. */
+const DRAIN_POLL_MS = 20;
+
 /**
- * Serves one HTTP transport behind the DNS-rebinding guards; resolves once it listens. The legacy
- * SSE module, and with it `@modelcontextprotocol/server-legacy`, is imported only when SSE is
- * served (docs/adr/0013-load-legacy-sse-on-demand.md).
+ * Serves one HTTP transport behind the DNS-rebinding guards, and `GET /healthz` beside it for a
+ * load balancer's checks; resolves once it listens. The health answer names no tool and reads
+ * nothing a client sent, so it is served before the `Host` check: a balancer or probe addresses
+ * the process by whatever address it was given. The legacy SSE module, and with it
+ * `@modelcontextprotocol/server-legacy`, is imported only when SSE is served
+ * (docs/adr/0013-load-legacy-sse-on-demand.md).
  */
 export async function serveHttp(
   kind: HttpTransport,
   engine: EnginePool,
   options: HttpOptions,
-): Promise<Listening> {
+): Promise<HttpService> {
   const sse = kind === 'sse' ? await import('./sse.js') : undefined;
   const endpoint = sse
     ? sse.createSseEndpoint(engine, options.onError, options.limits)
-    : createStreamableHttpEndpoint(engine, options.onError, options.limits);
+    : createStreamableHttpEndpoint(engine, options.onError, {
+        limits: options.limits,
+        instance: options.instance,
+        stateless: options.stateless,
+      });
   const guard = rebindingGuards(options.host);
+  /** While draining: when this process will be gone at the latest (ms since the epoch). */
+  let drainingUntil: number | undefined;
+
+  const health = (res: ServerResponse) => {
+    const body = JSON.stringify({
+      status: drainingUntil === undefined ? 'ok' : 'draining',
+      version: VERSION,
+      ...(options.instance === undefined ? {} : { instance: options.instance }),
+      sessions: endpoint.sessions.size,
+      calls: endpoint.callsInFlight(),
+      ...engine.stats,
+    });
+    res.writeHead(drainingUntil === undefined ? 200 : 503, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-store',
+    });
+    res.end(body);
+  };
+
   const listening = await listen(
     async (req, res) => {
-      if (guard(req, res)) await endpoint.handle(req, res);
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
+        health(res);
+        return;
+      }
+      if (!guard(req, res)) return;
+      if (drainingUntil !== undefined) {
+        refuseWhileDraining(req, res, url, drainingUntil);
+        return;
+      }
+      await endpoint.handle(req, res);
     },
     options.host,
     options.port,
     sse ? sse.SSE_PATH : MCP_PATH,
     options.onError,
   );
+
+  const close = async () => {
+    await endpoint.close();
+    await listening.close();
+  };
   return {
     url: listening.url,
-    close: async () => {
-      await endpoint.close();
-      await listening.close();
+    close,
+    async drain(ms) {
+      drainingUntil = Date.now() + ms;
+      while (endpoint.callsInFlight() > 0 && Date.now() < drainingUntil) {
+        await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+      }
+      const unanswered = endpoint.callsInFlight();
+      await close();
+      return unanswered;
     },
   };
+}
+
+/**
+ * A draining process takes nothing new (docs/deploy.md, "Restarts"). A request of a session gets
+ * the protocol's answer for a session that is gone, `404`, on which a client starts a new session
+ * (which the balancer sends to another process); anything else gets `503` with the seconds until
+ * this process has gone, which a balancer takes as its cue to try the next process. Either way
+ * the connection is closed after the answer, so kept-alive connections wind down too.
+ */
+function refuseWhileDraining(req: IncomingMessage, res: ServerResponse, url: URL, until: number): void {
+  // The body is read and dropped, so the client is not cut off while still sending it.
+  req.resume();
+  const close = { Connection: 'close' };
+  if (typeof req.headers['mcp-session-id'] === 'string' || url.searchParams.has('sessionId')) {
+    replyError(
+      res,
+      404,
+      -32001,
+      'Session not found: this server process is shutting down. Start a new session (initialize without Mcp-Session-Id, or GET /sse).',
+      close,
+    );
+    return;
+  }
+  const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
+  replyError(
+    res,
+    503,
+    -32000,
+    `Service Unavailable: this server process is shutting down; retry in ${seconds} s.`,
+    {
+      ...close,
+      'Retry-After': String(seconds),
+    },
+  );
 }

@@ -114,6 +114,11 @@ export class SessionRegistry<S extends Session> {
     return this.#sessions.has(id);
   }
 
+  /** The open sessions, in no particular order. */
+  list(): S[] {
+    return [...this.#sessions.values()].map((entry) => entry.session);
+  }
+
   remove(id: string): void {
     this.#sessions.delete(id);
   }

@@ -41,6 +41,8 @@ export interface SseEndpoint {
   handle: NodeHandler;
   close(): Promise<void>;
   readonly sessions: SessionRegistry<SseSession>;
+  /** POSTs being read and requests not yet answered down their stream: what a drain waits for. */
+  callsInFlight(): number;
 }
 
 /**
@@ -81,7 +83,12 @@ export function createSseEndpoint(
     await server.connect(transport);
   }
 
+  let posts = 0;
   async function post(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    posts += 1;
+    res.once('close', () => {
+      posts -= 1;
+    });
     const id = url.searchParams.get('sessionId') ?? '';
     const session = sessions.begin(id);
     if (!session) {
@@ -131,5 +138,10 @@ export function createSseEndpoint(
     );
   };
 
-  return { handle, sessions, close: () => sessions.closeAll() };
+  const callsInFlight = () => {
+    let owed = 0;
+    for (const session of sessions.list()) owed += session.replies.owed;
+    return posts + owed;
+  };
+  return { handle, sessions, callsInFlight, close: () => sessions.closeAll() };
 }

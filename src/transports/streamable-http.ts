@@ -28,6 +28,20 @@ export interface StreamableHttpEndpoint {
   close(): Promise<void>;
   /** Live 2025-era sessions (the 2026-07-28 revision keeps none). */
   readonly sessions: SessionRegistry<LegacySession>;
+  /** POSTs whose answer has not been written yet: what a drain waits for. */
+  callsInFlight(): number;
+}
+
+export interface StreamableHttpOptions {
+  limits?: SessionLimits | undefined;
+  /**
+   * Names this process in every session id it issues (`NAME.` and a random UUID), so a load
+   * balancer can send a session's requests back to the process that holds it
+   * (docs/adr/0014-session-ids-name-their-process.md).
+   */
+  instance?: string | undefined;
+  /** Serves 2025-era requests without sessions too (each POST on its own, no GET stream). */
+  stateless?: boolean | undefined;
 }
 
 /**
@@ -40,12 +54,13 @@ export interface StreamableHttpEndpoint {
 export function createStreamableHttpEndpoint(
   engine: EnginePool,
   onError: (error: Error) => void,
-  limits?: SessionLimits,
+  options: StreamableHttpOptions = {},
 ): StreamableHttpEndpoint {
+  const { limits, instance, stateless = false } = options;
   // Stateless 2026-07-28 requests keep nothing; a 2025 session keeps its parsed documents.
   const factory = () => createServer(engine);
   const modern = createMcpHandler(factory, {
-    legacy: 'reject',
+    legacy: stateless ? 'stateless' : 'reject',
     onerror: onError,
     maxRequestBodySize: MAX_HTTP_BODY_BYTES,
   });
@@ -54,7 +69,7 @@ export function createStreamableHttpEndpoint(
 
   function newSession(): LegacySession {
     // The id is ours, not the SDK's, so the session holds its slot from the moment it is admitted.
-    const id = randomUUID();
+    const id = instance === undefined ? randomUUID() : `${instance}.${randomUUID()}`;
     const server = createServer(engine, { cacheDocuments: true });
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
@@ -110,12 +125,7 @@ export function createStreamableHttpEndpoint(
     if (typeof id === 'string') {
       const session = inFlightUntilClosed(id, req, res);
       if (!session) {
-        replyError(
-          res,
-          404,
-          -32001,
-          'Session not found: it ended or expired. Send a new initialize request without Mcp-Session-Id.',
-        );
+        replyError(res, 404, -32001, `Session not found: ${whyUnknown(id, instance)}`);
         return;
       }
       if (req.method === 'GET') flushHeadersOnWrite(res);
@@ -135,11 +145,18 @@ export function createStreamableHttpEndpoint(
     );
   }
 
+  let posts = 0;
   const handle: NodeHandler = async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== MCP_PATH) {
       replyError(res, 404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}.`);
       return;
+    }
+    if (req.method === 'POST') {
+      posts += 1;
+      res.once('close', () => {
+        posts -= 1;
+      });
     }
     let body: unknown;
     if (req.method === 'POST') {
@@ -148,7 +165,7 @@ export function createStreamableHttpEndpoint(
       body = read.body;
     }
     const request = await toWebRequest(req, body, { maxRequestBodySize: MAX_HTTP_BODY_BYTES });
-    if (await isLegacyRequest(request, body, { maxRequestBodySize: MAX_HTTP_BODY_BYTES })) {
+    if (!stateless && (await isLegacyRequest(request, body, { maxRequestBodySize: MAX_HTTP_BODY_BYTES }))) {
       await serveLegacy(req, res, body);
     } else {
       await serveModern(req, res, body);
@@ -158,11 +175,21 @@ export function createStreamableHttpEndpoint(
   return {
     handle,
     sessions,
+    callsInFlight: () => posts,
     close: async () => {
       await sessions.closeAll();
       await modern.close();
     },
   };
+}
+
+/** What a client whose session is gone is told; a session id naming another process says so. */
+function whyUnknown(id: string, instance: string | undefined): string {
+  const start = 'Send a new initialize request without Mcp-Session-Id.';
+  const owner = /^([A-Za-z0-9_-]+)\./.exec(id)?.[1];
+  if (instance === undefined || owner === undefined || owner === instance)
+    return `it ended or expired. ${start}`;
+  return `it was opened by instance "${owner}" (this is "${instance}"), which has stopped or is not reachable. ${start}`;
 }
 
 /**

@@ -3,20 +3,13 @@ import { EnginePool } from '../../src/engine/runtime/pool.js';
 import type { Listening } from '../../src/transports/http-common.js';
 import { serveHttp } from '../../src/transports/serve-http.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../../src/transports/sessions.js';
+import { POST_HEADERS as headers, INITIALIZE_2025 as initialize } from '../support/http-requests.js';
 
 let engine: EnginePool | undefined;
 let listening: Listening | undefined;
 afterEach(async () => {
   await listening?.close();
   await engine?.close();
-});
-
-const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const initialize = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
 });
 
 async function start(maxSessions: number, limits: Partial<SessionLimits> = {}): Promise<string> {

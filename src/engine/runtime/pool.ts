@@ -160,6 +160,12 @@ export class EnginePool {
     return this.#coldCalls;
   }
 
+  /** What a health check reports: workers in service, those running a call, calls waiting. */
+  get stats(): { workers: number; busy: number; queued: number } {
+    const busy = this.#workers.filter((worker) => !worker.idle).length;
+    return { workers: this.#workers.length, busy, queued: this.#queue.size };
+  }
+
   /** Thread ids of the workers in service (for tests and diagnostics). */
   get threadIds(): number[] {
     return this.#workers.map((worker) => worker.threadId);

@@ -1,0 +1,324 @@
+#!/usr/bin/env node
+/**
+ * Scale: nginx (deploy/nginx.conf, via scripts/scale.sh) in front of 1, 2 and 3 processes of the
+ * built server, on loopback; mixed clients through it; then a fault run in which one process is
+ * killed with SIGKILL and another restarted with SIGTERM while the clients run (issue 16).
+ *
+ *   npm run build && node scripts/scale.mjs [--processes 1,2,3] [--clients 6] [--calls 150] [--seed 1]
+ *       [--fault 1] [--workload mix|model] [--stateless 1] [--max-seconds 900] [--call-timeout-ms 20000]
+ *
+ * Half the clients speak 2025-11-25 (a session each, through the SDK client's ordinary
+ * handshake), half are pinned to 2026-07-28 (stateless). Each keeps one call in flight; every
+ * answer is checked against the expected one (scripts/soak.mjs). `--workload mix` is the soak's
+ * call mix over 1 KB–2 MB documents; `--workload model` is what a model does with one document:
+ * every client sends one ~2 MB document to xml_inspect and xml_query again and again, where a
+ * session's parse cache pays. `--stateless 1` starts the processes with --stateless (no sessions).
+ *
+ * A 2025 client whose session is answered 404 (its process went away) starts a new session and
+ * sends the call again: that call counts as renewed, not lost. Any other failure is a lost answer;
+ * a 2026-07-28 client never retries (nginx steps over a process that is down). Exit 0 only when no
+ * answer was wrong, no stateless answer was lost, and the SIGTERM'd process exited 0.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildCorpus, callSeed, parseFlags, planCall, sleep, within } from './soak.mjs';
+
+const USAGE = `usage: node scripts/scale.mjs [--processes 1,2,3] [--clients 6] [--calls 150] [--seed 1] [--fault 1]
+                               [--workload mix|model] [--stateless 1] [--max-seconds 900] [--call-timeout-ms 20000]
+`;
+const SCALE_SH = fileURLToPath(new URL('./scale.sh', import.meta.url));
+const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } };
+const log = (line) => process.stderr.write(`[scale] ${line}\n`);
+
+/** The stack currently up, taken down on any failure so nothing is left listening. */
+let stackDir;
+
+function nginxPresent() {
+  if (process.env.NGINX) return existsSync(process.env.NGINX);
+  const found = spawnSync('bash', ['-c', 'command -v nginx || test -x /usr/sbin/nginx'], { stdio: 'ignore' });
+  return found.status === 0;
+}
+
+function up(count, stateless) {
+  const dir = join(mkdtempSync(join(tmpdir(), 'oxml-scale-run-')), 'stack');
+  const env = { ...process.env, OXML_SCALE_DIR: dir, OXML_SCALE_FLAGS: stateless ? '--stateless' : '' };
+  const run = spawnSync('bash', [SCALE_SH, 'up', String(count)], { env, encoding: 'utf8', timeout: 300_000 });
+  if (run.status !== 0) throw new Error(`scale.sh up ${count} failed (${run.status}): ${run.stderr}`);
+  stackDir = dir;
+  const url = /^url: (\S+)$/m.exec(run.stdout)?.[1];
+  const pids = [...run.stdout.matchAll(/^pid: (\d+)$/gm)].map((m) => Number(m[1]));
+  const ports = new Map(
+    readFileSync(join(dir, 'servers'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ').map(Number)),
+  );
+  if (!url || pids.length !== count) throw new Error(`scale.sh up printed: ${run.stdout}`);
+  return { dir, env, url, servers: pids.map((pid) => ({ pid, port: ports.get(pid) })) };
+}
+
+function down(stack) {
+  spawnSync('bash', [SCALE_SH, 'down'], { env: stack.env, stdio: 'ignore', timeout: 120_000 });
+  rmSync(join(stack.dir, '..'), { recursive: true, force: true });
+  stackDir = undefined;
+}
+
+/** `scale.sh start PORT`, without blocking the clients running in this process. */
+function startAgain(stack, port) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [SCALE_SH, 'start', String(port)], { env: stack.env });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      out += chunk;
+    });
+    child.once('exit', (code) => {
+      const pid = Number(/^pid: (\d+)$/m.exec(out)?.[1]);
+      if (code === 0 && pid) resolve(pid);
+      else reject(new Error(`scale.sh start ${port} failed (${code})`));
+    });
+  });
+}
+
+/** The exit status scale.sh's wrapper logged for the process on `port` (polled, bounded). */
+async function exitStatus(stack, port, after, ms = 60_000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const text = readFileSync(join(stack.dir, `server-${port}.log`), 'utf8');
+    const statuses = [...text.matchAll(/^scale\.sh: exit status (\d+)$/gm)].map((m) => Number(m[1]));
+    if (statuses.length > after) return statuses[after];
+    await sleep(50);
+  }
+  throw new Error(`the process on port ${port} did not exit within ${ms} ms`);
+}
+
+const exitsLogged = (stack, port) =>
+  [...readFileSync(join(stack.dir, `server-${port}.log`), 'utf8').matchAll(/^scale\.sh: exit status/gm)]
+    .length;
+
+async function connect(Sdk, url, k, modern) {
+  const client = new Sdk.Client({ name: `oxml-scale-${k}`, version: '1' }, modern ? MODERN : {});
+  const transport = new Sdk.StreamableHTTPClientTransport(new URL(url));
+  await within(client.connect(transport), 30_000, `client ${k} connect`);
+  return { client, transport };
+}
+
+const isGone = (error) => error?.status === 404;
+
+/**
+ * C clients × `calls` calls through `url`; `onProgress(done)` after each answered call. Returns
+ * latencies, lost, wrong, renewed sessions and where the sessions lived.
+ */
+async function runLoad(Sdk, url, flags, corpus, onProgress = () => {}) {
+  const deadline = Date.now() + flags['max-seconds'] * 1000;
+  const stats = { latencies: [], byEra: {}, lost: [], wrong: [], renewed: 0, sessions: new Map(), done: 0 };
+  const noteSession = (transport) => {
+    const owner = transport.sessionId?.split('.')[0] ?? '(none)';
+    stats.sessions.set(owner, (stats.sessions.get(owner) ?? 0) + 1);
+  };
+  const clients = await Promise.all(
+    Array.from({ length: flags.clients }, async (_, k) => {
+      const modern = k % 2 === 1;
+      const connection = await connect(Sdk, url, k, modern);
+      const era = connection.client.getNegotiatedProtocolVersion();
+      const expected = modern ? '2026-07-28' : '2025-11-25';
+      if (era !== expected) throw new Error(`client ${k} negotiated ${era}, expected ${expected}`);
+      if (!modern) noteSession(connection.transport);
+      return { k, modern, era, connection };
+    }),
+  );
+  const started = performance.now();
+  await Promise.all(
+    clients.map(async (c) => {
+      stats.byEra[c.era] ??= { latencies: [], lost: 0, renewed: 0 };
+      const byEra = stats.byEra[c.era];
+      const doc = flags.workload === 'model' ? corpus.big[c.k % corpus.big.length] : undefined;
+      const tools = flags.workload === 'model' ? ['xml_query', 'xml_inspect'] : undefined;
+      for (let i = 0; i < flags.calls && Date.now() < deadline; i++) {
+        const index = c.k * flags.calls + i;
+        const plan = planCall(corpus, callSeed(flags.seed, index), {
+          hugeRate: flags['huge-rate'],
+          doc,
+          tools,
+        });
+        const call = () =>
+          c.connection.client.callTool(
+            { name: plan.tool, arguments: plan.args },
+            { timeout: flags['call-timeout-ms'] },
+          );
+        const t0 = performance.now();
+        let result;
+        try {
+          result = await call();
+        } catch (first) {
+          let error = first;
+          if (!c.modern && isGone(error)) {
+            // The protocol's answer for a session that is gone: start a new one, send again.
+            try {
+              c.connection.client.close().catch(() => {});
+              c.connection = await connect(Sdk, url, c.k, false);
+              noteSession(c.connection.transport);
+              stats.renewed++;
+              byEra.renewed++;
+              result = await call();
+            } catch (again) {
+              error = again;
+            }
+          }
+          if (result === undefined) {
+            stats.lost.push({ client: c.k, index, era: c.era, reason: String(error?.message ?? error) });
+            byEra.lost++;
+            continue;
+          }
+        }
+        const ms = performance.now() - t0;
+        stats.latencies.push(ms);
+        byEra.latencies.push(ms);
+        const problem = plan.check(result);
+        if (problem) stats.wrong.push({ client: c.k, index, label: plan.label, reason: problem });
+        stats.done++;
+        onProgress(stats.done);
+      }
+    }),
+  );
+  stats.seconds = (performance.now() - started) / 1000;
+  await Promise.all(clients.map((c) => within(c.connection.client.close(), 10_000, 'close').catch(() => {})));
+  return stats;
+}
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function row(label, flags, s, extra = '') {
+  const era = (name) => s.byEra[name] ?? { latencies: [], lost: 0, renewed: 0 };
+  const modern = era('2026-07-28');
+  const legacy = era('2025-11-25');
+  const f = (v) => v.toFixed(1);
+  return `| ${label} | ${flags.clients} | ${s.latencies.length} of ${flags.clients * flags.calls} | ${(s.latencies.length / s.seconds).toFixed(0)} | ${f(percentile(s.latencies, 50))} | ${f(percentile(s.latencies, 99))} | ${f(percentile(legacy.latencies, 50))} / ${f(percentile(modern.latencies, 50))} | ${s.wrong.length} | ${modern.lost} | ${legacy.lost} | ${legacy.renewed} |${extra}`;
+}
+
+async function main() {
+  const flags = parseFlags(
+    process.argv.slice(2),
+    {
+      processes: '1,2,3',
+      clients: 6,
+      calls: 150,
+      seed: 1,
+      fault: 1,
+      workload: 'mix',
+      stateless: 0,
+      'huge-rate': 0.005,
+      'max-seconds': 900,
+      'call-timeout-ms': 20_000,
+    },
+    USAGE,
+  );
+  if (!nginxPresent()) {
+    process.stderr.write(
+      'scale: nginx is not installed, and this test runs it in front of the server.\n' +
+        'On Debian or Ubuntu: sudo apt-get update && sudo apt-get install -y nginx\n' +
+        '(or set NGINX=/path/to/nginx). Nothing was run.\n',
+    );
+    process.exit(3);
+  }
+  const counts = String(flags.processes)
+    .split(',')
+    .map(Number)
+    .filter((n) => n >= 1 && n <= 8);
+  const stateless = flags.stateless === 1;
+  const Sdk = await import('@modelcontextprotocol/client');
+  const corpus = buildCorpus({ seed: flags.seed });
+  const rows = [];
+  let ok = true;
+  const failures = [];
+
+  for (const count of counts) {
+    const stack = up(count, stateless);
+    log(`${count} process(es) behind ${stack.url}`);
+    const s = await runLoad(Sdk, stack.url, flags, corpus);
+    down(stack);
+    rows.push(row(`${count}`, flags, s, ` ${sessionsLine(s)} |`));
+    failures.push(...s.wrong, ...s.lost);
+    if (s.wrong.length > 0 || s.lost.length > 0) ok = false;
+  }
+
+  if (flags.fault) {
+    const count = Math.max(3, ...counts.filter((n) => n >= 3));
+    const stack = up(count, stateless);
+    const [killed, restarted] = stack.servers;
+    const total = flags.clients * flags.calls;
+    const events = [];
+    let drainExit;
+    const faults = [];
+    log(
+      `fault run: ${count} processes behind ${stack.url}; SIGKILL ${killed.port} at ${Math.round(total / 3)} calls, SIGTERM ${restarted.port} at ${Math.round((2 * total) / 3)}`,
+    );
+    const s = await runLoad(Sdk, stack.url, flags, corpus, (done) => {
+      if (done === Math.round(total / 3)) {
+        process.kill(killed.pid, 'SIGKILL');
+        events.push(`SIGKILL ${killed.port} at call ${done}`);
+        // As systemd's Restart=always would: start it again once it has gone.
+        faults.push(
+          exitStatus(stack, killed.port, 0).then(async () => {
+            await startAgain(stack, killed.port);
+            events.push(`${killed.port} started again`);
+          }),
+        );
+      }
+      if (done === Math.round((2 * total) / 3)) {
+        const before = exitsLogged(stack, restarted.port);
+        process.kill(restarted.pid, 'SIGTERM');
+        events.push(`SIGTERM ${restarted.port} at call ${done}`);
+        faults.push(
+          exitStatus(stack, restarted.port, before).then(async (status) => {
+            drainExit = status;
+            events.push(`${restarted.port} exited ${status} after draining`);
+            await startAgain(stack, restarted.port);
+            events.push(`${restarted.port} started again`);
+          }),
+        );
+      }
+    });
+    await Promise.all(faults);
+    down(stack);
+    rows.push(row(`${count}, faults`, flags, s, ` ${sessionsLine(s)} |`));
+    log(events.join('; '));
+    failures.push(...s.wrong, ...s.lost);
+    const modernLost = s.byEra['2026-07-28']?.lost ?? 0;
+    if (s.wrong.length > 0 || modernLost > 0 || drainExit !== 0) ok = false;
+    rows.push(`\nfault run: ${events.join('; ')}; SIGTERM exit status ${drainExit}`);
+  }
+
+  const report = [
+    '',
+    `== oxml-mcp behind nginx: node scripts/scale.mjs ${process.argv.slice(2).join(' ')}`.trimEnd(),
+    `workload ${flags.workload}; ${flags.clients} clients (half 2025-11-25 ${stateless ? 'without sessions (--stateless)' : 'sessions'}, half 2026-07-28), ${flags.calls} calls each, one in flight per client`,
+    '',
+    '| processes | clients | answered | calls/s | p50 ms | p99 ms | p50 2025 / 2026 | wrong | lost 2026 | lost 2025 | sessions renewed (404) | sessions per process |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ];
+  for (const f of failures.slice(0, 10))
+    report.push(`  ${f.label ?? f.era} client ${f.client} call #${f.index}: ${f.reason}`);
+  report.push(`verdict: ${ok ? 'PASS' : 'FAIL'}`);
+  process.stdout.write(`${report.join('\n')}\n`);
+  process.exit(ok ? 0 : 1);
+}
+
+const sessionsLine = (s) =>
+  [...s.sessions]
+    .sort()
+    .map(([owner, n]) => `${owner}: ${n}`)
+    .join(', ');
+
+main().catch((error) => {
+  process.stderr.write(`[scale] failed: ${error?.stack ?? error}\n`);
+  if (stackDir) spawnSync('bash', [SCALE_SH, 'down'], { env: { ...process.env, OXML_SCALE_DIR: stackDir } });
+  process.exit(1);
+});
