@@ -142,6 +142,15 @@ export const MAX_QUEUED_BYTES = 256 * 1024 * 1024;
 export const MAX_UNWRITTEN_OUTPUT_BYTES = 64 * 1024 * 1024;
 
 /**
+ * Reply bytes all HTTP responses of the process hold unwritten (their clients are not reading),
+ * past which the response holding the most is cut off, its connection closed, until the rest fit.
+ * Each HTTP connection holds at most one reply at a time, but nothing else bounds the number of
+ * connections: 30 unread `xml_format` replies held 5.1 GB. Above the largest reply one call can
+ * make (~128 MB), so a single client reading slowly is never cut off alone.
+ */
+export const MAX_UNREAD_HTTP_REPLY_BYTES = 256 * 1024 * 1024;
+
+/**
  * Request bytes read and not yet answered (stdio, or one legacy SSE session), at or past which no
  * further request is read until one is answered; one request is always read when none is in
  * flight. Calls already read run and are written whatever the client does, so this is what bounds

@@ -7,11 +7,12 @@ import {
 import type { AddressInfo } from 'node:net';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { isJsonContentType, localhostAllowedHostnames } from '@modelcontextprotocol/server';
-import { MAX_JSON_NESTING, MAX_MESSAGE_BYTES } from '../limits.js';
+import { MAX_JSON_NESTING, MAX_MESSAGE_BYTES, MAX_UNREAD_HTTP_REPLY_BYTES } from '../limits.js';
 import { textNestsDeeperThan } from './json-depth.js';
 import { holdsTooManyMembers, TOO_MANY_MEMBERS_MESSAGE } from './json-members.js';
 import { INVALID_REQUEST, TOO_DEEP_MESSAGE } from './jsonrpc-lines.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';
+import { UnreadReplies } from './unread-replies.js';
 
 /**
  * The one bound on an HTTP request body, for every place that reads one (ours and the SDK's,
@@ -155,8 +156,13 @@ export async function listen(
   port: number,
   path: string,
   onError: (error: Error) => void,
-): Promise<Listening & { server: HttpServer }> {
+  maxUnreadReplyBytes = MAX_UNREAD_HTTP_REPLY_BYTES,
+): Promise<Listening & { server: HttpServer; unread: UnreadReplies }> {
+  const unread = new UnreadReplies(maxUnreadReplyBytes, (bytes) =>
+    onError(new Error(`closed a connection whose client left ${bytes} bytes of its reply unread`)),
+  );
   const serve = (req: IncomingMessage, res: ServerResponse) => {
+    unread.track(res);
     handler(req, res).catch((error: Error) => {
       onError(error);
       replyError(res, 500, -32603, 'Internal server error');
@@ -184,9 +190,11 @@ export async function listen(
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     server,
+    unread,
     url: `http://${shownHost}:${address.port}${path}`,
     close: () =>
       new Promise<void>((resolve) => {
+        unread.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

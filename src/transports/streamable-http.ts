@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import type { Server } from '@modelcontextprotocol/server';
-import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
 import type { EnginePool } from '../engine/runtime/pool.js';
 import { createServer } from '../server.js';
 import {
@@ -48,8 +48,8 @@ export interface StreamableHttpOptions {
  * One `/mcp` endpoint for both eras (docs/adr/0004-one-http-endpoint-two-eras.md). Requests
  * carrying the 2026-07-28 envelope go to the SDK's stateless `createMcpHandler`; everything else
  * (the 2025 `initialize` handshake and the session it opens) goes to one sessionful SDK transport
- * per session. The SDK's `isLegacyRequest` makes the routing decision, so it cannot disagree
- * with the SDK.
+ * per session. The SDK's `classifyInboundRequest` makes the routing decision, so it cannot
+ * disagree with the SDK.
  */
 export function createStreamableHttpEndpoint(
   engine: EnginePool,
@@ -164,8 +164,7 @@ export function createStreamableHttpEndpoint(
       if (!read.ok) return;
       body = read.body;
     }
-    const request = await toWebRequest(req, body, { maxRequestBodySize: MAX_HTTP_BODY_BYTES });
-    if (!stateless && (await isLegacyRequest(request, body, { maxRequestBodySize: MAX_HTTP_BODY_BYTES }))) {
+    if (!stateless && isLegacy(req, body)) {
       await serveLegacy(req, res, body);
     } else {
       await serveModern(req, res, body);
@@ -204,4 +203,28 @@ function flushHeadersOnWrite(res: ServerResponse): void {
     res.flushHeaders();
     return result;
   }) as typeof res.writeHead;
+}
+
+/**
+ * The routing `isLegacyRequest` does, from the method, the three headers and the body already
+ * parsed: its own form takes a web Request, for which the body would be serialised again (and a
+ * lifted document with it) only to be read back. A POST without a JSON body is legacy there too.
+ */
+function isLegacy(req: IncomingMessage, body: unknown): boolean {
+  const httpMethod = (req.method ?? 'GET').toUpperCase();
+  if (httpMethod === 'POST' && body === undefined) return true;
+  const outcome = classifyInboundRequest({
+    httpMethod,
+    protocolVersionHeader: header(req, 'mcp-protocol-version'),
+    mcpMethodHeader: header(req, 'mcp-method'),
+    mcpNameHeader: header(req, 'mcp-name'),
+    ...(body === undefined ? {} : { body }),
+  });
+  return outcome.kind === 'legacy';
+}
+
+/** A header as web `Headers.get` gives it: repeated values joined with ", ". */
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
 }
