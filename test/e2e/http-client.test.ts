@@ -148,7 +148,7 @@ describe('the built binary over Streamable HTTP', () => {
     );
     expect(answers.map(text)).toEqual(['1', '2']);
     // A handle of one session means nothing in the other.
-    const ofFirst = (answers[0] as Result).structuredContent?.document;
+    const ofFirst = ((answers[0] as Result).structuredContent as { document: string }).document;
     const crossed = await (clients[1] as Client).callTool({
       name: 'xml_query',
       arguments: { document: ofFirst, xpath: 'count(//a)' },
