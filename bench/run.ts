@@ -3,6 +3,7 @@
  *
  *   npm run bench             (builds, then runs this file)
  *   npx tsx bench/run.ts      (the current build)   --quick: a smoke run with few iterations
+ *                                                  --workload: only the model workload (handles)
  *
  * Pairing: each iteration makes one call through the server and then the same engine call in
  * this process on the same input (A B A B …), so both sides see the same machine state and the
@@ -26,6 +27,7 @@ import {
   type Timed,
 } from './clients.js';
 import { type BenchDocument, generateDocument, RECORDS_XSD, SIZES, withVariant } from './documents.js';
+import { modelWorkload, type WorkloadRow, workloadTable } from './model-workload.js';
 import { bytes, median, ms, p90, ratio, signedMs, table } from './stats.js';
 
 // As the worker entry does: reach libxml2's memory before libxml2-wasm loads, so the in-process
@@ -43,6 +45,7 @@ const { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } = await import(
 );
 
 const QUICK = process.argv.includes('--quick');
+const WORKLOAD_ONLY = process.argv.includes('--workload');
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const LXML_SERVER = fileURLToPath(new URL('./lxml_server.py', import.meta.url));
@@ -795,6 +798,16 @@ function breakdownTable(cases: BreakdownCase[]): string {
   return table(header, rows);
 }
 
+function workloadSection(rows: WorkloadRow[]): string[] {
+  return [
+    '## The model workload: `xml_inspect` then three `xml_query` on one document, resending the text vs by handle (stdio, paired)',
+    '',
+    'Per workload (four calls). Resend: every call carries the text. Handles: the first call carries it, the three queries its handle (`document`). Each round gives each way a document the server has not seen. Bytes: the four request lines the client writes, what a model would generate token by token.',
+    '',
+    workloadTable(rows),
+  ];
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const info = machine();
@@ -810,6 +823,7 @@ async function main(): Promise<void> {
   let http: OperationRow[];
   let parts: BreakdownCase[];
   let cold: ColdStart;
+  let workload: WorkloadRow[];
   try {
     const init = await initializeStdio(server, PROTOCOL);
     if (!('result' in init.reply))
@@ -817,6 +831,11 @@ async function main(): Promise<void> {
     const startMs = performance.now() - spawned;
     cold = { startMs, samples: await warmUp((prepared) => server.call(prepared), tiny) };
     log(`stdio server warmed up: first call ${ms(cold.samples[0] ?? Number.NaN)} ms`);
+    workload = await modelWorkload(server, [medium, twoMb], { collectGarbage, log, plan });
+    if (WORKLOAD_ONLY) {
+      process.stdout.write(`${workloadSection(workload).join('\n')}\n`);
+      return;
+    }
     stdio = await stdioVersusInProcess(server, docs);
     repeated = await repeatedQuery(server, large);
     lxml = await versusLxml(server, [twoMb, large]);
@@ -906,6 +925,8 @@ async function main(): Promise<void> {
     ),
   );
   out.push('');
+  out.push(...workloadSection(workload));
+  out.push('');
   out.push('## Against native libxml2: a minimal stdio server on Python lxml (paired A B A B)');
   out.push('');
   if ('rows' in lxml) {
@@ -955,6 +976,7 @@ async function main(): Promise<void> {
         stdio,
         http,
         repeated,
+        workload,
         lxml,
         breakdown: parts,
         targets: checked,

@@ -190,8 +190,12 @@ JSON_CT=(-H 'Content-Type: application/json')
 ACCEPT=(-H 'Accept: application/json, text/event-stream')
 INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"http.sh","version":"1"}}}'
 QUERY='"name":"xml_query","arguments":{"xml":"<library><book><title>Dune</title></book><book><title>Emma</title></book></library>","xpath":"count(//book)"}'
-# The answer to $QUERY: "2", as text and as structured content.
-ANSWERS_2='!res.isError && res.content[0].text === "2" && eq(res.structuredContent, {type: "number", count: 1, values: ["2"]})'
+# The answer to $QUERY: "2", as text and as structured content (in a session, with the
+# document's handle as well; a stateless request has none).
+ANSWERS_2='!res.isError && res.content[0].text === "2" && eq(res.structuredContent, {type: "number", count: 1, values: ["2"], ...(res.structuredContent.document === undefined ? {} : {document: res.structuredContent.document})})'
+# The same answer as $ANSWERS_2, with the document's handle, from a session only.
+HELD_2='/^d_[A-Za-z0-9_-]{22}$/.test(res.structuredContent.document) && res.content[res.content.length - 1].text.startsWith("document: " + res.structuredContent.document)'
+NOT_HELD_2='res.structuredContent.document === undefined && res.content.length === 1'
 
 # ===========================================================================
 # Streamable HTTP
@@ -218,6 +222,7 @@ req call -X POST "$URL" "${JSON_CT[@]}" "${ACCEPT[@]}" "${SESSION[@]}" \
   -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{'"$QUERY"'}}'
 check call 'tools/call in the session: 200, text/event-stream' 'status === 200 && /^text\/event-stream/.test(headers["content-type"])'
 check call 'tools/call in the session: count(//book) = 2 in an SSE data line' "((res) => $ANSWERS_2)(reply(2).result)"
+check call 'tools/call in the session: the answer gives the document handle' "((res) => $HELD_2)(reply(2).result)"
 
 # GET /mcp opens the server->client stream: its headers must come at once, not with the first
 # keep-alive comment 15 s later (the SDK's interval). So: the headers are complete within 10 s
@@ -263,6 +268,7 @@ req stateless -X POST "$URL" "${JSON_CT[@]}" "${ACCEPT[@]}" "${V2026[@]}" -H 'Mc
   -d '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{'"$META"','"$QUERY"'}}'
 check stateless 'tools/call 2026-07-28, no session: 200, no Mcp-Session-Id' 'status === 200 && !("mcp-session-id" in headers)'
 check stateless 'tools/call 2026-07-28: count(//book) = 2' "((res) => $ANSWERS_2)(reply(11).result)"
+check stateless 'tools/call 2026-07-28: no session, so no handle' "((res) => $NOT_HELD_2)(reply(11).result)"
 
 # The headers must agree with the body; the SDK names what is missing.
 req no-name -X POST "$URL" "${JSON_CT[@]}" "${ACCEPT[@]}" "${V2026[@]}" -H 'Mcp-Method: tools/call' \
@@ -378,6 +384,7 @@ cp "$TMP/stream.head" "$TMP/replies.head" 2>/dev/null || true
 echo '0 0' > "$TMP/replies.meta"
 check replies 'sse stream: initialize reply names 2024-11-05 and oxml-mcp' '((m) => m.result.protocolVersion === "2024-11-05" && m.result.serverInfo.name === "oxml-mcp")(reply(1))'
 check replies 'sse stream: tools/call count(//book) = 2' "((res) => $ANSWERS_2)(reply(2).result)"
+check replies 'sse stream: the answer gives the document handle' "((res) => $HELD_2)(reply(2).result)"
 check replies 'sse stream: ping answered {}' 'eq(reply(7).result, {})'
 check replies 'sse stream: every reply is an "event: message"' 'events.slice(1).length === 3 && events.slice(1).every((e) => e.event === "message")'
 check replies 'sse stream: nothing for the rejected posts (ids 3-6)' '[3, 4, 5, 6].every((id) => reply(id) === undefined)'

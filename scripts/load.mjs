@@ -17,8 +17,9 @@ import { spawn } from 'node:child_process';
 import {
   buildCorpus,
   callSeed,
-  checkAnswer,
+  callWithHandles,
   DEFAULT_BIN,
+  HandleMix,
   mb,
   parseFlags,
   planCall,
@@ -89,9 +90,12 @@ async function main() {
     `${clientCount} clients connected: ${clients.map((c) => `#${c.k} ${c.era}${c.transport.sessionId ? ' (session)' : ''}`).join(', ')}`,
   );
 
-  async function runClient({ k, client, era }) {
+  const byHandle = { calls: 0, notHeld: 0 };
+  async function runClient({ k, client, era, transport }) {
     perEra[era] ??= { calls: 0, latencies: [] };
     const stats = perEra[era];
+    // A 2025 session's client sends half its calls by handle; a stateless one can hold none.
+    const handles = new HandleMix({ session: transport.sessionId !== undefined });
     for (let i = 0; i < callsEach; i++) {
       if (Date.now() > deadline) {
         timedOut = true;
@@ -100,11 +104,10 @@ async function main() {
       const index = k * callsEach + i;
       const plan = planCall(corpus, callSeed(flags.seed, index), { hugeRate: flags['huge-rate'] });
       const started = performance.now();
-      let result;
+      let answer;
       try {
-        result = await client.callTool(
-          { name: plan.tool, arguments: plan.args },
-          { timeout: flags['call-timeout-ms'] },
+        answer = await callWithHandles(handles, plan, index, (args) =>
+          client.callTool({ name: plan.tool, arguments: args }, { timeout: flags['call-timeout-ms'] }),
         );
       } catch (error) {
         lost.push({ client: k, index, label: plan.label, reason: String(error?.message ?? error) });
@@ -115,9 +118,10 @@ async function main() {
         stats.latencies.push(ms);
         stats.calls++;
       }
-      const problem = checkAnswer(plan, result);
-      if (problem) wrong.push({ client: k, index, label: plan.label, reason: problem });
+      if (answer.problem) wrong.push({ client: k, index, label: plan.label, reason: answer.problem });
     }
+    byHandle.calls += handles.stats.byHandle;
+    byHandle.notHeld += handles.stats.notHeld;
   }
 
   callPhase.start = performance.now();
@@ -158,6 +162,7 @@ async function main() {
     `total calls:    ${total} of ${expectedTotal}`,
     `lost:           ${lost.length}`,
     `wrong:          ${wrong.length}`,
+    `by handle:      ${byHandle.calls} calls (${byHandle.notHeld} no longer held, sent again as text)`,
     `latency (ms):   ${latencyLine(latencies)}`,
     ...Object.entries(perEra).map(([era, s]) => `  ${era}:  ${latencyLine(s.latencies)}`),
     `throughput:     ${(total / seconds).toFixed(1)} calls/s (${seconds.toFixed(1)} s)`,

@@ -794,6 +794,115 @@ export function checkAnswer(plan, result) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Document handles in the mix                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+const HANDLE_PAIRS = [
+  ['xml', 'document'],
+  ['xsd', 'schema'],
+];
+const HANDLE_IN_LINE = /\b(document|schema): (d_[A-Za-z0-9_-]{22})\b/g;
+export const NOT_HELD = 'That document is no longer held; send its text as `xml` again.';
+
+/**
+ * A client that uses document handles the way a model should (issue 13): it remembers the handle
+ * each answer gives for a text it sent, and sends every other call (`byHandle(index)`) whose
+ * texts it has handles for by their handles instead. Every answer's handles are checked
+ * (the last content block and `structuredContent` agree; a call by handle answers the same
+ * handle; in a session a successful call that sent a text gets its handle; with no session, no
+ * handle at all), then taken out, so the call's own check sees the answer it always saw.
+ */
+export class HandleMix {
+  #handles = new Map();
+  #session;
+  /** Calls sent by handle, and those refused as not held (then sent again as text). */
+  stats = { byHandle: 0, notHeld: 0 };
+
+  constructor({ session = true } = {}) {
+    this.#session = session;
+  }
+
+  /** The arguments to send for `plan`: by handle on odd indexes, where the handles are known. */
+  arguments(plan, index) {
+    if (index % 2 === 0 || !this.#session) return plan.args;
+    const args = { ...plan.args };
+    let replaced = false;
+    for (const [text, handle] of HANDLE_PAIRS) {
+      const known = typeof args[text] === 'string' ? this.#handles.get(args[text]) : undefined;
+      if (!known) continue;
+      delete args[text];
+      args[handle] = known;
+      replaced = true;
+    }
+    if (replaced) this.stats.byHandle++;
+    return replaced ? args : plan.args;
+  }
+
+  /** `{ result, problem }`: the answer without its handles, or what is wrong with them. */
+  settle(plan, sent, result) {
+    const content = Array.isArray(result.content) ? result.content : [];
+    const last = content.length > 1 ? content.at(-1)?.text : undefined;
+    const inLine = {};
+    if (typeof last === 'string' && last.startsWith('document: ')) {
+      for (const [, name, handle] of last.matchAll(HANDLE_IN_LINE)) inLine[name] = handle;
+    }
+    const given = Object.keys(inLine).length > 0;
+    if (!this.#session && given) return { problem: `a handle without a session: ${last}` };
+    const sc = result.structuredContent;
+    for (const [text, handle] of HANDLE_PAIRS) {
+      if (sc && (sc[handle] !== undefined || (given && plan.tool !== 'xml_format' && inLine[handle]))) {
+        if (sc[handle] !== inLine[handle]) {
+          return {
+            problem: `structuredContent.${handle} ${sc[handle]} != the last line's ${inLine[handle]}`,
+          };
+        }
+      }
+      if (sent[handle] !== undefined && !result.isError && inLine[handle] !== sent[handle]) {
+        return { problem: `sent ${handle} ${sent[handle]}, the answer names ${inLine[handle]}` };
+      }
+      if (typeof sent[text] === 'string') {
+        if (inLine[handle]) this.#handles.set(sent[text], inLine[handle]);
+        else if (this.#session && !result.isError) return { problem: `no handle for the ${text} sent` };
+      }
+    }
+    if (!given) return { result };
+    const stripped = { ...result, content: content.slice(0, -1) };
+    if (sc) {
+      const { document: _document, schema: _schema, ...rest } = sc;
+      stripped.structuredContent = rest;
+    }
+    return { result: stripped };
+  }
+
+  /** The call by handle was refused as not held: forget the handles it used (it is sent again as text). */
+  refused(sent) {
+    this.stats.notHeld++;
+    for (const [text, handle] of HANDLE_PAIRS) {
+      if (sent[handle] === undefined) continue;
+      for (const [key, value] of this.#handles) if (value === sent[handle]) this.#handles.delete(key);
+      void text;
+    }
+  }
+}
+
+/**
+ * One call through `send(args)` with handles in the mix: by handle where `mix` says so, sent
+ * again as text when the handle is no longer held. Resolves `{ result, problem }`.
+ */
+export async function callWithHandles(mix, plan, index, send) {
+  const sent = mix.arguments(plan, index);
+  let result = await send(sent);
+  if (sent !== plan.args && result.isError && textOf(result) === NOT_HELD) {
+    mix.refused(sent);
+    return callWithHandles(mix, plan, 0, send);
+  }
+  const settled = mix.settle(plan, sent, result);
+  if (settled.problem) return settled;
+  result = settled.result;
+  return { result, problem: checkAnswer(plan, result) };
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Shared helpers for the two scripts                                                           */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -995,6 +1104,8 @@ async function main() {
   );
 
   const stats = { done: 0, wrong: [], lost: [], isError: 0, byTool: {}, byLabel: {} };
+  // A stdio connection is a session in every revision: half the calls go by handle where they can.
+  const handles = new HandleMix();
   const samples = [];
   let timedOut = false;
   let gcFailed = false;
@@ -1006,11 +1117,10 @@ async function main() {
       index % 500 === 250 && (!only || only.includes('xml_query'))
         ? planAstralCut(seed)
         : planCall(corpus, seed, { tools: only });
-    let result;
+    let answer;
     try {
-      result = await client.callTool(
-        { name: plan.tool, arguments: plan.args },
-        { timeout: flags['call-timeout-ms'] },
+      answer = await callWithHandles(handles, plan, index, (args) =>
+        client.callTool({ name: plan.tool, arguments: args }, { timeout: flags['call-timeout-ms'] }),
       );
     } catch (error) {
       stats.lost.push({ index, label: plan.label, reason: String(error?.message ?? error) });
@@ -1020,8 +1130,8 @@ async function main() {
       stats.byTool[plan.tool] = (stats.byTool[plan.tool] ?? 0) + 1;
     }
     stats.byLabel[plan.label] = (stats.byLabel[plan.label] ?? 0) + 1;
-    if (result.isError) stats.isError++;
-    const problem = checkAnswer(plan, result);
+    if (answer.result?.isError) stats.isError++;
+    const problem = answer.problem;
     if (problem) stats.wrong.push({ index, label: plan.label, tool: plan.tool, reason: problem });
   }
 
@@ -1120,6 +1230,7 @@ async function main() {
       .map(([t, n]) => `${t} ${n}`)
       .join(', ')}`,
     `isError answers:  ${stats.isError} (expected failures, each checked)`,
+    `by handle:        ${handles.stats.byHandle} calls (${handles.stats.notHeld} no longer held, sent again as text)`,
     `wrong answers:    ${stats.wrong.length}`,
     `lost calls:       ${stats.lost.length}`,
     `RSS after ${baselineAt}: ${mb(baseline.rssKb)}${forceGc ? ` after full GC (raw ${mb(baseline.rawKb)})` : ''}`,

@@ -194,3 +194,16 @@ export const MAX_OUTPUT_VALUES = 1_000;
 export const MAX_LISTED_VIOLATIONS = 100;
 export const VIOLATION_OUTPUT_CHARS = DEFAULT_OUTPUT_CHARS;
 export const MAX_VIOLATION_TEXT_CHARS = 1_000;
+
+/**
+ * Document handles (docs/adr/0016-document-handles.md): the text a session's handles keep on the
+ * main thread, and what all sessions keep together, least recently used evicted first. 32 MiB is
+ * four documents at the 8 MiB limit (a document and its schema, twice); 128 MiB for the process
+ * is four sessions at their bound or 64 HTTP sessions at 2 MiB each, and is at most that much
+ * more memory than the server holds without handles. Each held document also counts
+ * `HELD_DOCUMENT_OVERHEAD_BYTES` (its handle, map entries and buffer object), so a million tiny
+ * documents cannot be held for nothing.
+ */
+export const MAX_HELD_SESSION_BYTES = 32 * 1024 * 1024;
+export const MAX_HELD_PROCESS_BYTES = 128 * 1024 * 1024;
+export const HELD_DOCUMENT_OVERHEAD_BYTES = 1024;

@@ -8,19 +8,23 @@ import {
 } from '@modelcontextprotocol/server';
 import type { EnginePool } from './engine/runtime/pool.js';
 import { clarifyInvalidParams } from './invalid-params.js';
+import { type HeldDocuments, heldDocuments, resolveDocuments } from './tools/document-handles.js';
 import { tools } from './tools/index.js';
-import { listing, parseArguments, toolError } from './tools/tool.js';
+import { inputKeys, listing, parseArguments, type ToolArguments, toolError } from './tools/tool.js';
 import { VERSION } from './version.js';
 
 const INSTRUCTIONS =
   'Answers questions about XML documents exactly, so you never count or search XML by eye. ' +
-  'Pass the document text in the `xml` argument. On an unfamiliar document call xml_inspect first: ' +
+  'Pass the document text in the `xml` argument once: answers end with its handle (`document: d_…`), ' +
+  'which later calls take as `document` instead (not in stateless HTTP requests). ' +
+  'On an unfamiliar document call xml_inspect first: ' +
   'it gives the element names and the namespaces xml_query needs. Then use xml_query (XPath 1.0) for ' +
   'counts, values and filters; xml_check for well-formedness; xml_validate for XSD; xml_format to pretty-print.';
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));
 const toolList = tools.map(listing);
 const toolNames = tools.map((tool) => tool.name).join(', ');
+const toolInputs = new Map(tools.map((tool) => [tool.name, inputKeys(tool)]));
 
 /**
  * Builds the MCP server every transport serves. The tool handlers are registered on the
@@ -30,10 +34,13 @@ const toolNames = tools.map((tool) => tool.name).join(', ');
  */
 export interface ServerOptions {
   /**
-   * Keep this instance's parsed documents for its next calls (a 2025 session or connection).
-   * Never for 2026-07-28 requests: that revision is stateless, each request its own instance.
+   * This instance is a session (a stdio connection, a 2025 HTTP session, an SSE connection): it
+   * keeps its parsed documents for its next calls and holds the documents its handles name. Never
+   * for 2026-07-28 requests over HTTP: they are stateless, each request its own instance.
    */
   cacheDocuments?: boolean;
+  /** Where the session's handles keep their documents; the process's own by default. */
+  documents?: HeldDocuments;
 }
 
 /** The SDK's server, with malformed params answered as -32602 and a sentence (invalid-params.ts). */
@@ -57,6 +64,7 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
   // One instance serves one session, connection or stateless request: its calls share a turn.
   const client = randomUUID();
   const cacheAs = options.cacheDocuments ? client : undefined;
+  const held = cacheAs ? (options.documents ?? heldDocuments).open() : undefined;
   const server = new OxmlServer(
     { name: 'oxml-mcp', title: 'oxml-mcp: XML query tools', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -70,21 +78,28 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
     if (!tool) return toolError(`Unknown tool \`${name}\`. The tools are: ${toolNames}.`);
     const parsed = parseArguments(tool, rawArguments);
     if (!parsed.ok) return toolError(parsed.message);
+    const documents = resolveDocuments(name, toolInputs.get(name) ?? new Set(), parsed.args, held, engine);
+    if (!documents.ok) return toolError(documents.message);
     const progress = progressReporter(request.params._meta?.progressToken, ctx.mcpReq.notify);
     await progress(0, 'started');
-    const result = await tool.run(parsed.args, {
-      engine,
+    const result = await tool.run(documents.args as ToolArguments<unknown>, {
+      engine: documents.engine,
       call: { signal: ctx.mcpReq.signal, client },
       cacheAs,
     });
     await progress(1, 'done');
     return server.projectCallToolResult(
-      result,
+      documents.answer(result),
       toolList.find((entry) => entry.name === name)?.outputSchema,
     ) as CallToolResult;
   });
 
-  if (cacheAs) server.onclose = () => engine.forget(client);
+  if (cacheAs) {
+    server.onclose = () => {
+      held?.close();
+      engine.forget(client);
+    };
+  }
   return server;
 }
 

@@ -30,7 +30,11 @@ FAILED=0
 #       queue an assertion on the reply whose id is ID (a JSON literal: 3, "a", null).
 #       The expression sees: r (the whole reply), res (r.result), err (r.error),
 #       text (the content texts joined by "\n"), sc (structuredContent),
-#       isErr (res.isError === true), eq(a, b) (deep equality), has(s, ...parts).
+#       isErr (res.isError === true), eq(a, b) (deep equality), has(s, ...parts),
+#       held (the handles of the call's documents: {line, document, schema}). A stdio
+#       connection is a session, so answers about a document end with a content block
+#       `document: d_…` and carry it in structuredContent; text and sc leave those out
+#       (examples/handles.sh asserts on them through held).
 #   run_session SESSION
 #       pipe $TMP/SESSION.in (one JSON-RPC message per line) into the binary,
 #       then check: exit code 0 at end of stdin, stdout is JSON-RPC only, every
@@ -95,14 +99,23 @@ for (const line of checks) {
   const r = replies.get(JSON.stringify(JSON.parse(idText)));
   if (!r) { report(false, desc, `no reply with id ${idText}`); continue; }
   const res = r.result, err = r.error;
-  const text = res && Array.isArray(res.content)
-    ? res.content.filter((c) => c.type === "text").map((c) => c.text).join("\n") : undefined;
-  const sc = res ? res.structuredContent : undefined;
+  const texts = res && Array.isArray(res.content)
+    ? res.content.filter((c) => c.type === "text").map((c) => c.text) : undefined;
+  const handleLine = texts && texts.length > 1 && /^document: d_/.test(texts[texts.length - 1])
+    ? texts.pop() : undefined;
+  const text = texts ? texts.join("\n") : undefined;
+  let sc = res ? res.structuredContent : undefined;
+  const held = { line: handleLine, document: sc && sc.document, schema: sc && sc.schema };
+  if (sc && typeof sc === "object") {
+    sc = { ...sc };
+    delete sc.document;
+    delete sc.schema;
+  }
   const isErr = !!res && res.isError === true;
   let ok = false, why = "";
   try {
-    ok = new Function("r", "res", "err", "text", "sc", "isErr", "eq", "has", `return (${expr});`)(
-      r, res, err, text, sc, isErr, eq, has) === true;
+    ok = new Function("r", "res", "err", "text", "sc", "isErr", "eq", "has", "held", `return (${expr});`)(
+      r, res, err, text, sc, isErr, eq, has, held) === true;
   } catch (e) { why = `threw ${e}; `; }
   report(ok, desc, ok ? "" : `${why}expected: ${expr}\n       got: ${clip(JSON.stringify(r))}`);
 }

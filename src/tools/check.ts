@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EngineError } from '../engine/errors.js';
-import { defineTool, encode, toolError, toolResult, xmlArgument } from './tool.js';
+import { defineTool, documentArguments, encode, toolError, toolResult } from './tool.js';
 
 const output = z.object({
   wellFormed: z.boolean(),
@@ -14,7 +14,7 @@ export const xmlCheck = defineTool({
   title: 'Check XML well-formedness',
   description:
     'Check whether a document is well-formed XML. Returns the node count, or the line, column and reason of the first error.',
-  input: z.object({ xml: xmlArgument }),
+  input: z.object(documentArguments),
   output,
   async run({ xml }, { engine, call }) {
     try {

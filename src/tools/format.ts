@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_INDENT } from '../limits.js';
-import { answering, defineTool, encode, toolResult, xmlArgument } from './tool.js';
+import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
 
 export const xmlFormat = defineTool({
   name: 'xml_format',
@@ -8,7 +8,7 @@ export const xmlFormat = defineTool({
   description:
     'Pretty-print (indent > 0) or minify (indent 0) a document without changing its data: mixed content, xml:space="preserve", comments, CDATA and PIs are kept. Returns the new text.',
   input: z.object({
-    xml: xmlArgument,
+    ...documentArguments,
     indent: z.int().min(0).max(MAX_INDENT).default(0).describe('Spaces per level; 0 minifies.'),
     empty_elements: z
       .enum(['self-closing', 'spaced', 'expanded'])

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { InspectResult } from '../engine/inspect.js';
 import { MAX_INSPECT_NAME_CHARS, MAX_INSPECT_NAMES, MAX_INSPECT_NAMESPACES } from '../limits.js';
-import { answering, defineTool, encode, toolResult, xmlArgument } from './tool.js';
+import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
 
 const output = z.object({
   root: z.string(),
@@ -22,7 +22,7 @@ export const xmlInspect = defineTool({
   title: 'Inspect XML structure',
   description:
     "Summarise an XML document's shape: root element, maximum depth, every element name with its count, and the namespaces to pass to xml_query. Call this first on an unfamiliar document.",
-  input: z.object({ xml: xmlArgument }),
+  input: z.object(documentArguments),
   output,
   async run({ xml }, { engine, call, cacheAs }) {
     return answering(async () => {

@@ -7,10 +7,10 @@ import {
   MIN_OUTPUT_CHARS,
 } from '../limits.js';
 import { namespacesArgument } from './namespaces-argument.js';
-import { answering, defineTool, encode, toolResult, xmlArgument } from './tool.js';
+import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
 
 const input = z.object({
-  xml: xmlArgument,
+  ...documentArguments,
   xpath: z
     .string()
     .max(MAX_XPATH_LENGTH, {

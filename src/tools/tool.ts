@@ -3,21 +3,29 @@ import { z } from 'zod';
 import { EngineError } from '../engine/errors.js';
 import type { EnginePool, RunOptions } from '../engine/runtime/pool.js';
 import { type DocumentArgument, LiftedDocument } from '../lifted-document.js';
+import { withHandleFields } from './document-handles.js';
 import { originalPath, restoreProtoKeys, shelterProtoKeys } from './proto-keys.js';
 
 /** What every tool is given to do its work. */
 export interface ToolContext {
-  engine: EnginePool;
+  engine: Pick<EnginePool, 'run'>;
   /** Cancellation and the caller's identity, passed on to every engine call. */
   call: RunOptions;
   /** The client whose parsed documents the engine may keep for its next call; undefined: keep none. */
   cacheAs: string | undefined;
 }
 
-/** A document argument may arrive as bytes the transport lifted from the request line. */
-export type ToolArguments<Args> = {
-  [K in keyof Args]: K extends DocumentArgument ? Args[K] | LiftedDocument : Args[K];
+/**
+ * The arguments a tool runs with. A document argument may arrive as bytes the transport lifted
+ * from the request line, or held for a handle; by the time the tool runs it is always there
+ * (a `document` or `schema` handle was resolved to it, document-handles.ts).
+ */
+export type ToolArguments<Args> = Omit<Args, DocumentArgument | HandleArgument> & {
+  [K in keyof Args & DocumentArgument]-?: Exclude<Args[K], undefined> | LiftedDocument;
 };
+
+/** The arguments that name a held document instead of sending its text. */
+type HandleArgument = 'document' | 'schema';
 
 /** One of the five tools: its listing, its arguments, and how it answers. */
 export interface ToolDefinition<Args = unknown> {
@@ -44,14 +52,20 @@ export function defineTool<Args>(definition: ToolDefinition<Args>): ToolDefiniti
 
 /** The `tools/list` entry: JSON Schemas generated from the zod schemas, trimmed of noise a model pays for. */
 export function listing(tool: ToolDefinition): Tool {
+  const output = tool.output && withHandleFields(tool.output, inputKeys(tool));
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchema(tool.input, 'input') as Tool['inputSchema'],
-    ...(tool.output ? { outputSchema: jsonSchema(tool.output, 'output') as Tool['outputSchema'] } : {}),
+    ...(output ? { outputSchema: jsonSchema(output, 'output') as Tool['outputSchema'] } : {}),
     annotations: { title: tool.title, ...ANNOTATIONS },
   };
+}
+
+/** The names of a tool's arguments. */
+export function inputKeys(tool: ToolDefinition): ReadonlySet<string> {
+  return new Set(tool.input instanceof z.ZodObject ? Object.keys(tool.input.shape) : []);
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
@@ -72,7 +86,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
 export function parseArguments<Args>(
   tool: ToolDefinition<Args>,
   raw: unknown,
-): { ok: true; args: ToolArguments<Args> } | { ok: false; message: string } {
+): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
   const lifted = liftedDocuments(raw);
   const sheltered = shelterProtoKeys(
     lifted.length === 0
@@ -106,7 +120,7 @@ export function parseArguments<Args>(
   }
   const args = result.data as Record<string, unknown>;
   for (const [key, document] of lifted) if (typeof args[key] === 'string') args[key] = document;
-  return { ok: true, args: args as ToolArguments<Args> };
+  return { ok: true, args };
 }
 
 /** The caller's value at an issue's path; undefined where nothing was given. */
@@ -194,4 +208,21 @@ export async function answering(work: () => Promise<CallToolResult>): Promise<Ca
 export const encode = (text: string | LiftedDocument): Uint8Array =>
   text instanceof LiftedDocument ? text.bytes : Buffer.from(text, 'utf8');
 
-export const xmlArgument = z.string().describe('The XML document itself, as text (not a path or URL).');
+/**
+ * Every tool's document: its text as `xml`, or as `document` the handle an earlier answer of the
+ * session gave (document-handles.ts). Described once, on `xml`: tools/list sits in the model's
+ * context on every turn, and the answers' last line says what a handle is for.
+ */
+export const documentArguments = {
+  xml: z
+    .string()
+    .describe('The XML text (not a path or URL), once; then its handle as document (sessions only).')
+    .optional(),
+  document: z.string().optional(),
+};
+
+/** xml_validate's schema: its text as `xsd`, or its handle as `schema`. */
+export const schemaArguments = {
+  xsd: z.string().describe('The XSD schema itself, as text.').optional(),
+  schema: z.string().optional(),
+};

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import type { ValidateResult, Violation } from '../engine/validate.js';
 import { MAX_LISTED_VIOLATIONS, MAX_VIOLATION_TEXT_CHARS, VIOLATION_OUTPUT_CHARS } from '../limits.js';
-import { answering, defineTool, encode, toolError, toolResult, xmlArgument } from './tool.js';
+import {
+  answering,
+  defineTool,
+  documentArguments,
+  encode,
+  schemaArguments,
+  toolError,
+  toolResult,
+} from './tool.js';
 
 const output = z.object({
   valid: z.boolean(),
@@ -17,7 +25,7 @@ export const xmlValidate = defineTool({
   title: 'Validate XML against XSD',
   description:
     'Validate a document against an XML Schema (XSD 1.0) given as text. Lists the violations (the first 100) with element path and line, and their exact total. xs:import/xs:include are never fetched: inline them.',
-  input: z.object({ xml: xmlArgument, xsd: z.string().describe('The XSD schema itself, as text.') }),
+  input: z.object({ ...documentArguments, ...schemaArguments }),
   output,
   async run({ xml, xsd }, { engine, call }) {
     return answering(async () => {

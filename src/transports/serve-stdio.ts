@@ -33,9 +33,9 @@ export async function runStdio(
     },
   });
   const onError = (error: Error) => log(error.message);
-  // A 2025 connection is one long session: its parsed documents are kept for its next calls.
-  const factory = ({ era }: { era: 'legacy' | 'modern' }) =>
-    createServer(engine, { cacheDocuments: era === 'legacy' });
+  // The process serves one client, so a connection in any revision, 2026-07-28 included, is one
+  // session: its parsed documents and its handles are kept for its next calls.
+  const factory = () => createServer(engine, { cacheDocuments: true });
   serveStdio(factory, { transport, onerror: onError });
   const failure = await transport.closed;
   if (!failure) await flushed(process.stdout, FLUSH_GRACE_MS);

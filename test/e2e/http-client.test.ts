@@ -23,7 +23,7 @@ async function exerciseEveryTool(client: Client): Promise<void> {
   ]);
   const xml = '<library><book><title>Dune</title></book></library>';
   const query = await client.callTool({ name: 'xml_query', arguments: { xml, xpath: '//title' } });
-  expect(query.structuredContent).toEqual({ type: 'node-set', count: 1, values: ['Dune'] });
+  expect(query.structuredContent).toMatchObject({ type: 'node-set', count: 1, values: ['Dune'] });
   expect(text(await client.callTool({ name: 'xml_inspect', arguments: { xml } }))).toContain(
     'Root element: library',
   );
@@ -38,6 +38,31 @@ async function exerciseEveryTool(client: Client): Promise<void> {
   ).toBe('<r>\n  <a/>\n</r>');
   const unknown = await client.callTool({ name: 'xml_nope', arguments: {} });
   expect(unknown.isError).toBe(true);
+}
+
+/** A session sends the text once, then queries by its handle; a stateless request cannot. */
+async function queryByHandle(client: Client, session: boolean): Promise<void> {
+  const xml = `<r>${'<item><price>2</price></item>'.repeat(100)}</r>`;
+  const inspected = await client.callTool({ name: 'xml_inspect', arguments: { xml } });
+  const document = (inspected.structuredContent as { document?: string }).document;
+  if (!session) {
+    expect(document).toBeUndefined();
+    const refused = await client.callTool({
+      name: 'xml_query',
+      arguments: { document: 'd_AAAAAAAAAAAAAAAAAAAAAA', xpath: 'count(//item)' },
+    });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toBe(
+      'This request has no session (2026-07-28 over HTTP is stateless), so no document is held: send its text as `xml`.',
+    );
+    return;
+  }
+  expect(document).toMatch(/^d_/);
+  const answers = [];
+  for (const xpath of ['count(//item)', 'sum(//price)', 'string(/r/item[1]/price)']) {
+    answers.push(text(await client.callTool({ name: 'xml_query', arguments: { document, xpath } })));
+  }
+  expect(answers).toEqual(['100', '200', '2']);
 }
 
 describe('the built binary over Streamable HTTP', () => {
@@ -59,6 +84,19 @@ describe('the built binary over Streamable HTTP', () => {
     );
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     await exerciseEveryTool(client);
+    await client.close();
+  });
+
+  it.each([
+    ['2025-11-25 session', {}, true],
+    ['2026-07-28 stateless', { versionNegotiation: { mode: { pin: '2026-07-28' } } }, false],
+  ] as const)('answers by document handle only in a session (%s)', async (_era, options, session) => {
+    const client = new Client(
+      { name: 'e2e-http-handles', version: '1' },
+      options as ConstructorParameters<typeof Client>[1],
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    await queryByHandle(client, session);
     await client.close();
   });
 
@@ -109,6 +147,13 @@ describe('the built binary over Streamable HTTP', () => {
       ),
     );
     expect(answers.map(text)).toEqual(['1', '2']);
+    // A handle of one session means nothing in the other.
+    const ofFirst = ((answers[0] as Result).structuredContent as { document: string }).document;
+    const crossed = await (clients[1] as Client).callTool({
+      name: 'xml_query',
+      arguments: { document: ofFirst, xpath: 'count(//a)' },
+    });
+    expect(text(crossed)).toBe('That document is no longer held; send its text as `xml` again.');
     await clients[0]?.close();
     expect(
       text(
@@ -135,6 +180,13 @@ describe('the built binary over legacy HTTP+SSE', () => {
     const client = new Client({ name: 'e2e-sse', version: '1' });
     await client.connect(new SSEClientTransport(new URL(server.url)));
     await exerciseEveryTool(client);
+    await client.close();
+  });
+
+  it('answers by document handle within the connection', async () => {
+    const client = new Client({ name: 'e2e-sse-handles', version: '1' });
+    await client.connect(new SSEClientTransport(new URL(server.url)));
+    await queryByHandle(client, true);
     await client.close();
   });
 

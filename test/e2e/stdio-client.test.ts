@@ -30,7 +30,12 @@ describe.each([
     const xml =
       '<library><book id="1"><title>Dune</title></book><book id="2"><title>Emma</title></book></library>';
     const query = await session.callTool({ name: 'xml_query', arguments: { xml, xpath: '//title' } });
-    expect(query.structuredContent).toEqual({ type: 'node-set', count: 2, values: ['Dune', 'Emma'] });
+    expect(query.structuredContent).toEqual({
+      type: 'node-set',
+      count: 2,
+      values: ['Dune', 'Emma'],
+      document: expect.stringMatching(/^d_/),
+    });
     expect(
       text(await session.callTool({ name: 'xml_query', arguments: { xml, xpath: 'count(//book)' } })),
     ).toBe('2');
@@ -46,6 +51,20 @@ describe.each([
     expect(
       text(await session.callTool({ name: 'xml_format', arguments: { xml: '<r><a/></r>', indent: 1 } })),
     ).toBe('<r>\n <a/>\n</r>');
+  });
+
+  it('holds a document sent once and answers queries by its handle', async () => {
+    const session = await connect(options as ConstructorParameters<typeof Client>[1]);
+    const xml = `<r>${'<item><price>2</price></item>'.repeat(1000)}</r>`;
+    const inspected = await session.callTool({ name: 'xml_inspect', arguments: { xml } });
+    const document = (inspected.structuredContent as { document: string }).document;
+    expect((inspected.content as Array<{ text: string }>).at(-1)?.text).toContain(`document: ${document}`);
+    const answers = await Promise.all(
+      ['count(//item)', 'sum(//price)', 'string(/r/item[1]/price)'].map(async (xpath) =>
+        text(await session.callTool({ name: 'xml_query', arguments: { document, xpath } })),
+      ),
+    );
+    expect(answers).toEqual(['1000', '2000', '2']);
   });
 
   it('answers an unknown tool with an isError result', async () => {

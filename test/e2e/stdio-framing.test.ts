@@ -12,6 +12,8 @@ const call = (id: number, name: string, args: Record<string, unknown>, meta?: ob
 const byId = (replies: Array<Record<string, unknown>>, id: unknown) =>
   replies.find((reply) => reply.id === id);
 
+/** A stdio connection is a session: every answer about a document ends with its handle. */
+const HANDLE_LINE = expect.stringMatching(/^document: d_[A-Za-z0-9_-]{22}\b/);
 describe('stdio framing of the built binary', () => {
   it('prints the README quick-start answer and exits 0 at end of input', async () => {
     const run = await runRaw([
@@ -22,8 +24,16 @@ describe('stdio framing of the built binary', () => {
     expect(run.code).toBe(0);
     expect(byId(run.replies, 1)).toMatchObject({
       result: {
-        content: [{ type: 'text', text: 'Dune' }],
-        structuredContent: { type: 'node-set', count: 1, values: ['Dune'] },
+        content: [
+          { type: 'text', text: 'Dune' },
+          { type: 'text', text: HANDLE_LINE },
+        ],
+        structuredContent: {
+          type: 'node-set',
+          count: 1,
+          values: ['Dune'],
+          document: expect.stringMatching(/^d_/),
+        },
       },
     });
   });
@@ -60,7 +70,9 @@ describe('stdio framing of the built binary', () => {
     expect(run.replies).toContainEqual(
       expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32700 }) }),
     );
-    expect(byId(run.replies, 2)).toMatchObject({ result: { content: [{ text: '1' }] } });
+    expect(byId(run.replies, 2)).toMatchObject({
+      result: { content: [{ text: '1' }, { text: HANDLE_LINE }] },
+    });
   });
 
   it('answers a request with an id and no method with -32600, and goes on', async () => {
@@ -116,7 +128,9 @@ describe('stdio framing of the built binary', () => {
     expect(run.replies).toContainEqual(
       expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
     );
-    expect(byId(run.replies, 9)).toMatchObject({ result: { content: [{ text: 'ok' }] } });
+    expect(byId(run.replies, 9)).toMatchObject({
+      result: { content: [{ text: 'ok' }, { text: HANDLE_LINE }] },
+    });
   });
 
   it('lets an 8 MiB document through even when JSON escaping grows it sixfold', async () => {
@@ -135,7 +149,9 @@ describe('stdio framing of the built binary', () => {
   it('decodes surrogate-pair escapes the way Python clients send emoji', async () => {
     const line = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"xml_query","arguments":{"xml":"<r>\\ud83d\\ude00</r>","xpath":"string(/r)"}}}`;
     const run = await runRaw([initialize(), initialized, line]);
-    expect(byId(run.replies, 5)).toMatchObject({ result: { content: [{ text: '😀' }] } });
+    expect(byId(run.replies, 5)).toMatchObject({
+      result: { content: [{ text: '😀' }, { text: HANDLE_LINE }] },
+    });
   });
 
   it('abandons a cancelled call: its worker is stopped, it gets no reply, and later calls are answered', async () => {
@@ -155,7 +171,9 @@ describe('stdio framing of the built binary', () => {
       [initialize(), initialized, slow, cancel, call(21, 'xml_query', { xml: '<r/>', xpath: 'count(/r)' })],
       ['--timeout-ms', '60000'],
     );
-    expect(byId(run.replies, 21)).toMatchObject({ result: { content: [{ text: '1' }] } });
+    expect(byId(run.replies, 21)).toMatchObject({
+      result: { content: [{ text: '1' }, { text: HANDLE_LINE }] },
+    });
     expect(byId(run.replies, 20)).toBeUndefined();
     expect(run.code).toBe(0);
   });

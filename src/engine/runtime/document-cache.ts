@@ -115,7 +115,7 @@ const SAMPLE = 1024;
  * FNV-1a over a few thousand bytes of the text: cheap at any size, and the full comparison
  * that follows makes a collision cost time, never a wrong answer.
  */
-function fingerprint(source: Uint8Array): number {
+export function fingerprint(source: Uint8Array): number {
   let hash = 0x811c9dc5;
   const mix = (byte: number) => {
     hash = Math.imul(hash ^ byte, 0x01000193);
@@ -131,6 +131,6 @@ function fingerprint(source: Uint8Array): number {
   return hash >>> 0;
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }

@@ -274,8 +274,10 @@ function argumentBytes(args: unknown): number {
 function transferables(args: unknown): ArrayBuffer[] {
   const buffers: ArrayBuffer[] = [];
   for (const value of Object.values(args as Record<string, unknown>)) {
+    // A held document's bytes are shared memory (src/tools/document-handles.ts): shared, not moved.
     if (
       value instanceof Uint8Array &&
+      value.buffer instanceof ArrayBuffer &&
       value.byteOffset === 0 &&
       value.byteLength === value.buffer.byteLength
     ) {
