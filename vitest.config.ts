@@ -11,9 +11,6 @@ export default defineConfig({
       include: ['src/**/*.ts'],
       reporter: ['text-summary', 'json-summary'],
       reportOnFailure: true,
-      // The floor `npm run coverage` holds (docs/testing.md): raised as the gaps get tests,
-      // never lowered to let a change through.
-      thresholds: { statements: 0, branches: 0, functions: 0, lines: 0 },
     },
   },
 });
