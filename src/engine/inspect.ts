@@ -21,16 +21,6 @@ export interface NamespaceUse {
   attributes?: number;
 }
 
-/** What the elements of one name hold, over every path they appear at. */
-export interface ElementDetails {
-  /** Attribute name → how many of these elements carry it (within the budget). */
-  attributes?: Record<string, number>;
-  /** Child element name → how many such children these elements have in all (within the budget). */
-  children?: Record<string, number>;
-  /** Some of these elements hold text (a character other than white space). */
-  text?: true;
-}
-
 export interface InspectResult {
   root: string;
   /** Root element is level 1; every node below it (element, text, comment, PI) one deeper. */
@@ -38,10 +28,11 @@ export interface InspectResult {
   /** Element names as written, with their counts, most frequent first (within the budget). */
   elements: Array<{ name: string; count: number }>;
   /**
-   * Element name → its attributes, children and text, for the listed names in their order while
-   * the budget lasts (a name with none of these has no entry).
+   * Element name → what its elements hold, over all its paths, in the outline's notation
+   * (`@id×2; name tag×2; text`): for the listed names in their order while the budget lasts; a
+   * name whose elements hold nothing has no entry.
    */
-  details: Record<string, ElementDetails>;
+  details: Record<string, string>;
   namespaces: NamespaceUse[];
   totalElements: number;
   attributes: number;
@@ -83,6 +74,9 @@ export interface InspectOptions {
  * headings, the notes saying what was left out), so that the whole text stays within budget.
  */
 export const INSPECT_FIXED_CHARS = 1_300;
+
+/** What the namespaces may take of a budget smaller than this (listedNamespaces). */
+const NAMESPACE_FLOOR_CHARS = 2_000;
 
 /** The shortest outline line (`/a`): below this much budget the outline stops looking. */
 const MIN_LINE_CHARS = 3;
@@ -140,7 +134,7 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
 
   let cutLines = 0;
   let omittedDetails = 0;
-  const detailed: Array<[string, ElementDetails]> = [];
+  const detailed: Array<[string, string]> = [];
   const elements = listed.map((name) => {
     const element = { name: shape.names[name.name] as string, count: name.count };
     const detail = detailsOf(name, shape.names, lineCap);
@@ -152,11 +146,7 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     }
     budget.take(cost);
     if (detail.cut) cutLines++;
-    const entry: ElementDetails = {};
-    if (detail.attributes.length > 0) entry.attributes = Object.fromEntries(detail.attributes);
-    if (detail.children.length > 0) entry.children = Object.fromEntries(detail.children);
-    if (name.text) entry.text = true;
-    detailed.push([element.name, entry]);
+    detailed.push([element.name, detail.text]);
     return element;
   });
   fillOutline(budget.left);
@@ -225,13 +215,17 @@ class Budget {
 
 /**
  * The namespaces in the order first seen, up to MAX_INSPECT_NAMESPACES and the budget: each
- * costs its line and its place in the suggested binding, about twice its URI.
+ * costs its line and its place in the suggested binding, about twice its URI. No query can name
+ * a namespaced element without its binding, so they may take NAMESPACE_FLOOR_CHARS however small
+ * the budget.
  */
 function listedNamespaces(all: NamespaceShape[], budget: Budget): NamespaceUse[] {
+  const allowance = new Budget(Math.max(budget.left, NAMESPACE_FLOOR_CHARS));
   const listed: NamespaceUse[] = [];
   for (const use of all.slice(0, MAX_INSPECT_NAMESPACES)) {
     const cost = 2 * use.uri.length + 70 + use.prefixes.reduce((sum, p) => sum + (p ?? '').length + 24, 0);
-    if (!budget.fits(cost)) break;
+    if (!allowance.fits(cost)) break;
+    allowance.take(cost);
     budget.take(cost);
     const entry: NamespaceUse = { uri: use.uri, prefixes: [...use.prefixes], elements: use.elements };
     if (use.attributes > 0) entry.attributes = use.attributes;
@@ -310,8 +304,7 @@ function byDepth(a: PathShape, b: PathShape): number {
 interface Details {
   /** `@a @b×3; c d×2; text`, or '' when the name has none of these. */
   text: string;
-  attributes: Array<[string, number]>;
-  children: Array<[string, number]>;
+  /** A list stopped at the cap. */
   cut: boolean;
 }
 
@@ -375,29 +368,20 @@ function facts(
 ): Details {
   let cut = false;
   let length = 0;
-  const list = (items: Counted, prefix: string, what: string): [string, Array<[string, number]>] => {
+  const list = (items: Counted, prefix: string, what: string): string => {
     const words: string[] = [];
-    const kept: Array<[string, number]> = [];
     for (const [id, n] of items.entries()) {
       const word = `${prefix}${strings[id] as string}${n === count ? '' : `×${n}`}`;
       if (length + word.length + 1 > cap) {
-        words.push(`…+${items.size - kept.length} more ${what}`);
+        words.push(`…+${items.size - words.length} more ${what}`);
         cut = true;
         break;
       }
       length += word.length + 1;
       words.push(word);
-      kept.push([strings[id] as string, n]);
     }
-    return [words.join(' '), kept];
+    return words.join(' ');
   };
-  const [attributeText, keptAttributes] = list(attributes, '@', 'attributes');
-  const [childText, keptChildren] = list(children, '', 'children');
-  const parts = [attributeText, childText, text ? 'text' : ''].filter((part) => part !== '');
-  return {
-    text: parts.join('; '),
-    attributes: keptAttributes,
-    children: keptChildren,
-    cut,
-  };
+  const parts = [list(attributes, '@', 'attributes'), list(children, '', 'children'), text ? 'text' : ''];
+  return { text: parts.filter((part) => part !== '').join('; '), cut };
 }

@@ -101,11 +101,7 @@ describe('inspect shows the shape a query needs', () => {
       { name: 'tag', count: 2 },
       { name: 'shop', count: 1 },
     ]);
-    expect(result.details).toEqual({
-      item: { attributes: { id: 2, sale: 1 }, children: { name: 2, tag: 2 } },
-      name: { text: true },
-      shop: { children: { item: 2 } },
-    });
+    expect(result.details).toEqual({ item: '@id @sale×1; name tag', name: 'text', shop: 'item×2' });
   });
 
   it('outlines distinct paths with counts, naming leaves on their parent line', () => {
@@ -144,11 +140,7 @@ describe('inspect shows the shape a query needs', () => {
 
   it('counts as text only characters other than white space, in text or CDATA', () => {
     const result = inspect('<r><a> \n\t</a><b>&#160;</b><c><![CDATA[x]]></c><d><![CDATA[ ]]></d></r>');
-    expect(result.details).toEqual({
-      r: { children: { a: 1, b: 1, c: 1, d: 1 } },
-      b: { text: true },
-      c: { text: true },
-    });
+    expect(result.details).toEqual({ r: 'a b c d', b: 'text', c: 'text' });
   });
 
   it('keeps one entry per name as written, whichever prefix or namespace, and names like __proto__ as data', () => {
@@ -162,7 +154,8 @@ describe('inspect shows the shape a query needs', () => {
       { name: 'x', count: 1 },
     ]);
     expect(Object.keys(result.details)).toContain('__proto__');
-    expect(result.details['p:x']?.attributes).toEqual(Object.fromEntries([['__proto__', 1]]));
+    expect(result.details['p:x']).toBe('@__proto__×1');
+    expect(result.details.__proto__).toBe('@constructor');
     expect(Object.getPrototypeOf(result.details)).toBe(Object.prototype);
   });
 
@@ -172,12 +165,12 @@ describe('inspect shows the shape a query needs', () => {
       { name: 'a', count: 3 },
       { name: 'r', count: 1 },
     ]);
-    expect(result.details.a).toEqual({ attributes: { b: 3 } });
+    expect(result.details.a).toBe('@b');
   });
 
   it('merges an element name over its paths, and gives each path its own line', () => {
     const result = inspect('<r><a><t>x</t></a><b><t y="1"/><t/></b></r>');
-    expect(result.details.t).toEqual({ attributes: { y: 1 }, text: true });
+    expect(result.details.t).toBe('@y×1; text');
     expect(result.outline).toEqual(['/r: a b', '/r/a: t', '/r/b: t×2', '/r/b/t ×2: @y×1']);
     expect(result.distinctPaths).toBe(5);
   });
@@ -218,7 +211,7 @@ describe('inspect within its character budget', () => {
     const line = result.outline.find((text) => text.startsWith('/r/e'));
     expect(line).toMatch(/^\/r\/e: @a0 @a1 @a2 .* …\+\d+ more attributes$/);
     expect(line?.length).toBeLessThan(1000);
-    const listed = Object.keys(result.details.e?.attributes ?? {}).length;
+    const listed = result.details.e?.split(' ').filter((word) => word.startsWith('@')).length ?? 0;
     expect(listed).toBeGreaterThan(10);
     expect(listed).toBeLessThan(200);
     expect(result.omitted.cutLines).toBe(2);
@@ -234,17 +227,20 @@ describe('inspect within its character budget', () => {
       `/records/record/price ×${doc.records}: @currency; text`,
       expect.stringMatching(new RegExp(`^/records/record/tags ×${doc.records}: tag×\\d+$`)),
     ]);
-    expect(result.details.record).toEqual({
-      attributes: { id: doc.records, category: doc.records, inStock: doc.records },
-      children: {
-        name: doc.records,
-        price: doc.records,
-        quantity: doc.records,
-        added: doc.records,
-        tags: doc.records,
-        description: doc.records,
-      },
-    });
+    expect(result.details.record).toBe('@id @category @inStock; name price quantity added tags description');
+    expect(result.details.tag).toBe('text');
     expect(result).not.toHaveProperty('truncated');
+  });
+});
+
+describe('inspect keeps the namespaces a query needs', () => {
+  it('lists the namespaces even at the smallest budget, and leaves out, counted, what does not fit', () => {
+    const small = inspect('<a:r xmlns:a="urn:a"><a:x/></a:r>', { maxChars: 100 });
+    expect(small.namespaces).toEqual([{ uri: 'urn:a', prefixes: ['a'], elements: 2 }]);
+    const long = Array.from({ length: 3 }, (_, i) => `<e xmlns="urn:${i}:${'u'.repeat(5_000)}"/>`).join('');
+    const result = inspect(`<r>${long}</r>`);
+    expect(result.namespaces.length).toBeLessThan(3);
+    expect(result.distinctNamespaces).toBe(3);
+    expect(result.truncated).toBe(true);
   });
 });
