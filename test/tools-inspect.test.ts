@@ -1,36 +1,22 @@
 import { readFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDocument, SIZES } from '../bench/documents.js';
-import { EnginePool } from '../src/engine/runtime/pool.js';
 import { DEFAULT_INSPECT_CHARS, MAX_OUTPUT_CHARS, MIN_OUTPUT_CHARS } from '../src/limits.js';
-import { createServer } from '../src/server.js';
+import { type CallResult, connectInMemory, textOf as text } from './support/in-memory-server.js';
 import { docbookBook, manyAttributes } from './support/shape-documents.js';
 
 /* xml_inspect through the SDK's in-memory client: the text a model reads and the structured answer. */
 
-let engine: EnginePool;
-let client: Client;
-
+let session: Awaited<ReturnType<typeof connectInMemory>>;
 beforeAll(async () => {
-  engine = new EnginePool({ size: 2 });
-  const server = createServer(engine);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  client = new Client({ name: 'inspect-test', version: '1.0.0' });
-  await client.connect(clientSide);
+  session = await connectInMemory('inspect-test');
 });
-
 afterAll(async () => {
-  await client?.close();
-  await engine?.close();
+  await session?.close();
 });
 
-type Result = Awaited<ReturnType<Client['callTool']>>;
 const call = (name: string, args: Record<string, unknown>) =>
-  client.callTool({ name, arguments: args }) as Promise<Result>;
-const text = (result: Result) => (result.content as Array<{ type: string; text: string }>)[0]?.text ?? '';
+  session.client.callTool({ name, arguments: args }) as Promise<CallResult>;
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 
 /** The `namespaces` object the text tells the model to pass. */
