@@ -74,7 +74,7 @@ export function measureOutline(
       });
       if (i < warmup) continue;
       result.parse.push(parse);
-      sides.forEach(([samples], k) => samples.push(times[k] as number));
+      for (const [k, [samples]] of sides.entries()) samples.push(times[k] as number);
     } finally {
       tree.dispose();
     }
