@@ -40,6 +40,7 @@ const { validate } = await import('../src/engine/validate.js');
 const { format } = await import('../src/engine/format.js');
 const { parseDocument } = await import('../src/engine/parse.js');
 const { DocumentCache } = await import('../src/engine/runtime/document-cache.js');
+const { outlineCases, outlineTable } = await import('./inspect-outline.js');
 const { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } = await import(
   '../src/transports/lift-documents.js'
 );
@@ -824,6 +825,7 @@ async function main(): Promise<void> {
   let parts: BreakdownCase[];
   let cold: ColdStart;
   let workload: WorkloadRow[];
+  let outline: ReturnType<typeof outlineCases>;
   try {
     const init = await initializeStdio(server, PROTOCOL);
     if (!('result' in init.reply))
@@ -847,6 +849,8 @@ async function main(): Promise<void> {
       [medium, FORMAT],
       [large, FORMAT],
     ]);
+    log('xml_inspect: the outline against the inspect before it');
+    outline = outlineCases([twoMb, large], QUICK, collectGarbage);
   } finally {
     await server.close();
   }
@@ -893,6 +897,14 @@ async function main(): Promise<void> {
       ],
     ),
   );
+  out.push('');
+  out.push('## `xml_inspect`: the outline against the inspect before it (in process, paired on one parse)');
+  out.push('');
+  out.push(
+    "Each iteration parses once, then runs the inspect before the outline (names and counts only, `bench/inspect-before.ts`) and today's on that tree, alternating which goes first. Ratio (walk) = today's median / before's; ratio (parse + walk) = the same for the whole engine call.",
+  );
+  out.push('');
+  out.push(outlineTable(outline));
   out.push('');
   out.push('## Streamable HTTP (2025 session, one keep-alive connection) vs in process (paired)');
   out.push('');

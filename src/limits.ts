@@ -169,6 +169,14 @@ export const MAX_INSPECT_NAMES = 1_000;
 export const MAX_INSPECT_NAME_CHARS = 20_000;
 export const MAX_INSPECT_NAMESPACES = 100;
 
+/**
+ * Default character budget of one xml_inspect answer (`max_chars` moves it within
+ * [MIN_OUTPUT_CHARS, MAX_OUTPUT_CHARS]): a five-element configuration and a DocBook book of 300
+ * element names both get their namespaces, names, outline and the attributes and children of
+ * their elements into about 2,000 tokens, and the answer says what was left out.
+ */
+export const DEFAULT_INSPECT_CHARS = 8_000;
+
 /** Indentation accepted by xml_format. */
 export const MAX_INDENT = 16;
 

@@ -1,14 +1,15 @@
 import type { XmlDocument } from 'libxml2-wasm';
-import { MAX_INSPECT_NAME_CHARS, MAX_INSPECT_NAMES, MAX_INSPECT_NAMESPACES } from '../limits.js';
 import {
-  attributeCount,
-  documentPointer,
-  NodeType,
-  namespaceOf,
-  qualifiedName,
-  walk,
-} from './libxml2/tree.js';
+  DEFAULT_INSPECT_CHARS,
+  MAX_INSPECT_NAME_CHARS,
+  MAX_INSPECT_NAMES,
+  MAX_INSPECT_NAMESPACES,
+} from '../limits.js';
 import { parseDocument, type XmlSource } from './parse.js';
+import { type DocumentShape, documentShape, type NamespaceShape, type PathShape } from './shape.js';
+
+/** The namespace `xml:` names are in: bound in every XPath context, so it needs no binding. */
+export const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
 
 export interface NamespaceUse {
   uri: string;
@@ -16,6 +17,8 @@ export interface NamespaceUse {
   prefixes: Array<string | null>;
   /** Elements in this namespace. */
   elements: number;
+  /** Attributes in this namespace (`xsi:schemaLocation`, `xlink:href`); absent for none. */
+  attributes?: number;
 }
 
 export interface InspectResult {
@@ -24,85 +27,361 @@ export interface InspectResult {
   maxDepth: number;
   /** Element names as written, with their counts, most frequent first (within the budget). */
   elements: Array<{ name: string; count: number }>;
+  /**
+   * Element name → what its elements hold, over all its paths, in the outline's notation
+   * (`@id×2; name tag×2; text`): for the listed names in their order while the budget lasts; a
+   * name whose elements hold nothing has no entry.
+   */
+  details: Record<string, string>;
   namespaces: NamespaceUse[];
   totalElements: number;
   attributes: number;
+  /**
+   * Distinct element paths, one line each (`/a/b ×12: @id; c d×3; text`), in document order:
+   * shallow paths first when the budget runs out; a leaf without attributes is only named on
+   * its parent's line.
+   */
+  outline: string[];
+  /** How many distinct element paths the document has. */
+  distinctPaths: number;
   /** Present when `elements` or `namespaces` were cut to the budget: how many there are in all. */
   distinctElements?: number;
   distinctNamespaces?: number;
+  /** Something was left out; `omitted` says what. */
   truncated?: true;
+  /** What the budget left out, for the text to say (not part of the structured answer). */
+  omitted: Omitted;
+  /** Namespace URI → its most frequent element name written without a prefix (for the text). */
+  unprefixedExample: Map<string, string>;
 }
 
-export function inspect(xml: XmlSource): InspectResult {
+export interface Omitted {
+  /** Paths neither given a line nor named on a line that is given. */
+  paths: number;
+  /** Names listed without the attributes and children they have. */
+  details: number;
+  /** Lines whose attributes or children were cut (`…+N more`). */
+  cutLines: number;
+}
+
+export interface InspectOptions {
+  /** Characters the answer's lists may take; the text adds a few fixed lines. */
+  maxChars?: number;
+}
+
+/**
+ * Characters set aside from `maxChars` for the text's fixed lines (root, depth, totals, section
+ * headings, the notes saying what was left out), so that the whole text stays within budget.
+ */
+export const INSPECT_FIXED_CHARS = 1_300;
+
+/** What the namespaces may take of a budget smaller than this (listedNamespaces). */
+const NAMESPACE_FLOOR_CHARS = 2_000;
+
+/** The shortest outline line (`/a`): below this much budget the outline stops looking. */
+const MIN_LINE_CHARS = 3;
+
+export function inspect(xml: XmlSource, options: InspectOptions = {}): InspectResult {
   const doc = parseDocument(xml, 'query');
   try {
-    return inspectDocument(doc);
+    return inspectDocument(doc, options);
   } finally {
     doc.dispose();
   }
 }
 
 /** `inspect` on a document parsed for querying, which stays the caller's. */
-export function inspectDocument(doc: XmlDocument): InspectResult {
-  const docPtr = documentPointer(doc);
-  const counts = new Map<string, number>();
-  const namespaces = new Map<string, { prefixes: Set<string | null>; elements: number }>();
-  let maxDepth = 0;
-  let root = '';
-  let totalElements = 0;
-  let attributes = 0;
-  walk(docPtr, (node, type, depth) => {
-    if (type === NodeType.XML_DTD_NODE) return;
-    // Comments and PIs beside the root element (depth 1) sit outside it: they add no depth.
-    if (depth > 1 || type === NodeType.XML_ELEMENT_NODE) maxDepth = Math.max(maxDepth, depth);
-    if (type !== NodeType.XML_ELEMENT_NODE) return;
-    const name = qualifiedName(node);
-    if (depth === 1) root = name;
-    totalElements++;
-    attributes += attributeCount(node);
-    counts.set(name, (counts.get(name) ?? 0) + 1);
-    const ns = namespaceOf(node);
-    if (ns) {
-      const use = namespaces.get(ns.uri) ?? { prefixes: new Set(), elements: 0 };
-      use.prefixes.add(ns.prefix);
-      use.elements++;
-      namespaces.set(ns.uri, use);
+export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}): InspectResult {
+  const shape = documentShape(doc);
+  const maxChars = options.maxChars ?? DEFAULT_INSPECT_CHARS;
+  const root = shape.root ? (shape.names[shape.root.name] as string) : '';
+  const budget = new Budget(maxChars - INSPECT_FIXED_CHARS - root.length);
+  // One line (a paragraph with a hundred kinds of inline element) never takes more than this.
+  const lineCap = Math.max(200, Math.floor(maxChars / 16));
+
+  const namespaces = listedNamespaces(shape.namespaces, budget);
+  const { preorder, byName } = pathsInOrder(shape);
+  const names = byName
+    .filter((name) => name !== undefined)
+    .sort(
+      (a, b) =>
+        b.count - a.count || ((shape.names[a.name] as string) < (shape.names[b.name] as string) ? -1 : 1),
+    );
+  // The outline first, up to a quarter of what is left; then the names with their counts; then the
+  // names' attributes and children, most frequent first; what is still left, to the outline.
+  const lines = preorder.filter(ownsLine).sort(byDepth);
+  const lineTexts = new Map<PathShape, { text: string; cut: boolean }>();
+  const shown = new Set<PathShape>();
+  const fillOutline = (limit: number) => {
+    let left = Math.min(limit, budget.left);
+    for (const path of lines) {
+      if (left < MIN_LINE_CHARS) break;
+      if (shown.has(path)) continue;
+      let line = lineTexts.get(path);
+      if (!line) {
+        line = pathLine(path, shape.names, lineCap);
+        lineTexts.set(path, line);
+      }
+      const cost = line.text.length + 1;
+      if (cost > left) continue;
+      left -= cost;
+      budget.take(cost);
+      shown.add(path);
     }
+  };
+  fillOutline(Math.floor(budget.left / 4));
+  const listed = listedNames(names, shape.names, budget);
+
+  let cutLines = 0;
+  let omittedDetails = 0;
+  const detailed: Array<[string, string]> = [];
+  const elements = listed.map((name) => {
+    const element = { name: shape.names[name.name] as string, count: name.count };
+    const detail = detailsOf(name, shape.names, lineCap);
+    if (detail.text === '') return element;
+    const cost = detail.text.length + 3;
+    if (!budget.fits(cost)) {
+      omittedDetails++;
+      return element;
+    }
+    budget.take(cost);
+    if (detail.cut) cutLines++;
+    detailed.push([element.name, detail.text]);
+    return element;
   });
-  const elements = [...counts]
-    .map(([name, count]) => ({ name, count }))
-    .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
-  const listed = withinNameBudget(elements);
+  fillOutline(budget.left);
+  const outline: string[] = [];
+  for (const path of preorder) {
+    const line = shown.has(path) ? lineTexts.get(path) : undefined;
+    if (!line) continue;
+    outline.push(line.text);
+    if (line.cut) cutLines++;
+  }
+
+  // Covered: paths with a line, and the leaves named on one.
+  let covered = shown.size;
+  for (const path of shown) {
+    for (const child of path.children?.values() ?? []) if (!ownsLine(child)) covered++;
+  }
+  const omitted: Omitted = { paths: shape.paths - covered, details: omittedDetails, cutLines };
+  const unprefixedExample = new Map<string, string>();
+  const defaults = shape.namespaces.filter((ns) => ns.prefixes.includes(null)).length;
+  for (const name of names) {
+    if (unprefixedExample.size === defaults) break;
+    const ns = shape.defaultNamespaceOf.get(name.name);
+    if (ns && !unprefixedExample.has(ns.uri)) unprefixedExample.set(ns.uri, shape.names[name.name] as string);
+  }
+
   const result: InspectResult = {
     root,
-    maxDepth,
-    elements: listed,
-    namespaces: [...namespaces].slice(0, MAX_INSPECT_NAMESPACES).map(([uri, use]) => ({
-      uri,
-      prefixes: [...use.prefixes],
-      elements: use.elements,
-    })),
-    totalElements,
-    attributes,
+    maxDepth: shape.maxDepth,
+    elements,
+    details: Object.fromEntries(detailed),
+    namespaces,
+    totalElements: shape.totalElements,
+    attributes: shape.totalAttributes,
+    outline,
+    distinctPaths: shape.paths,
+    omitted,
+    unprefixedExample,
   };
-  if (listed.length < elements.length || namespaces.size > MAX_INSPECT_NAMESPACES) {
-    result.distinctElements = elements.length;
-    result.distinctNamespaces = namespaces.size;
+  if (listed.length < names.length || namespaces.length < shape.namespaces.length) {
+    result.distinctElements = names.length;
+    result.distinctNamespaces = shape.namespaces.length;
+  }
+  if (
+    result.distinctElements !== undefined ||
+    omitted.paths > 0 ||
+    omitted.details > 0 ||
+    omitted.cutLines > 0
+  ) {
     result.truncated = true;
   }
   return result;
 }
 
-/** The most frequent names, up to MAX_INSPECT_NAMES of them and MAX_INSPECT_NAME_CHARS in all. */
-function withinNameBudget(
-  elements: Array<{ name: string; count: number }>,
-): Array<{ name: string; count: number }> {
+class Budget {
+  left: number;
+  constructor(chars: number) {
+    this.left = chars;
+  }
+  fits(chars: number): boolean {
+    return chars <= this.left;
+  }
+  take(chars: number): void {
+    this.left -= chars;
+  }
+}
+
+/**
+ * The namespaces in the order first seen, up to MAX_INSPECT_NAMESPACES and the budget: each
+ * costs its line and its place in the suggested binding, about twice its URI. No query can name
+ * a namespaced element without its binding, so they may take NAMESPACE_FLOOR_CHARS however small
+ * the budget.
+ */
+function listedNamespaces(all: NamespaceShape[], budget: Budget): NamespaceUse[] {
+  const allowance = new Budget(Math.max(budget.left, NAMESPACE_FLOOR_CHARS));
+  const listed: NamespaceUse[] = [];
+  for (const use of all.slice(0, MAX_INSPECT_NAMESPACES)) {
+    const cost = 2 * use.uri.length + 70 + use.prefixes.reduce((sum, p) => sum + (p ?? '').length + 24, 0);
+    if (!allowance.fits(cost)) break;
+    allowance.take(cost);
+    budget.take(cost);
+    const entry: NamespaceUse = { uri: use.uri, prefixes: [...use.prefixes], elements: use.elements };
+    if (use.attributes > 0) entry.attributes = use.attributes;
+    listed.push(entry);
+  }
+  return listed;
+}
+
+/** An element name and the paths it appears at. */
+interface NameShape {
+  name: number;
+  count: number;
+  text: boolean;
+  first: PathShape;
+  /** Its other paths, if any. */
+  more: PathShape[] | undefined;
+}
+
+/** Every path in document order (a parent before its children), and the paths by name. */
+function pathsInOrder(shape: DocumentShape): { preorder: PathShape[]; byName: Array<NameShape | undefined> } {
+  const preorder: PathShape[] = [];
+  const byName: Array<NameShape | undefined> = new Array(shape.names.length);
+  const stack: PathShape[] = shape.root ? [shape.root] : [];
+  while (stack.length > 0) {
+    const path = stack.pop() as PathShape;
+    preorder.push(path);
+    const name = byName[path.name];
+    if (name) {
+      name.count += path.count;
+      name.text ||= path.text;
+      name.more ??= [];
+      name.more.push(path);
+    } else {
+      byName[path.name] = {
+        name: path.name,
+        count: path.count,
+        text: path.text,
+        first: path,
+        more: undefined,
+      };
+    }
+    if (!path.children) continue;
+    const children = [...path.children.values()];
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as PathShape);
+  }
+  return { preorder, byName };
+}
+
+/** The most frequent names, up to MAX_INSPECT_NAMES, MAX_INSPECT_NAME_CHARS, and the budget. */
+function listedNames(names: NameShape[], strings: string[], budget: Budget): NameShape[] {
   let chars = 0;
   let end = 0;
-  while (end < Math.min(elements.length, MAX_INSPECT_NAMES)) {
-    chars += (elements[end] as { name: string }).name.length;
-    if (chars > MAX_INSPECT_NAME_CHARS) break;
+  while (end < Math.min(names.length, MAX_INSPECT_NAMES)) {
+    const name = names[end] as NameShape;
+    const written = strings[name.name] as string;
+    // `  name: count` and its line break.
+    const cost = written.length + String(name.count).length + 5;
+    chars += written.length;
+    if (chars > MAX_INSPECT_NAME_CHARS || !budget.fits(cost)) break;
+    budget.take(cost);
     end++;
   }
-  return elements.slice(0, end);
+  return names.slice(0, end);
+}
+
+/** A path has a line of its own unless it is a leaf without attributes (its parent's line names it). */
+function ownsLine(path: PathShape): boolean {
+  return path.depth === 1 || path.children !== undefined || path.attributes !== undefined;
+}
+
+/** Shallow paths first, and among paths as deep the most frequent (the sort is stable). */
+function byDepth(a: PathShape, b: PathShape): number {
+  return a.depth - b.depth || b.count - a.count;
+}
+
+interface Details {
+  /** `@a @b×3; c d×2; text`, or '' when the name has none of these. */
+  text: string;
+  /** A list stopped at the cap. */
+  cut: boolean;
+}
+
+/** Name (index into `names`) → count, in the order first seen: what `facts` lists. */
+interface Counted {
+  size: number;
+  entries(): Iterable<[number, number]>;
+}
+
+const NONE: Counted = { size: 0, entries: () => [] };
+
+function childCounts(path: PathShape): Counted {
+  const children = path.children;
+  if (!children) return NONE;
+  return {
+    size: children.size,
+    *entries() {
+      for (const child of children.values()) yield [child.name, child.count];
+    },
+  };
+}
+
+/** The attributes and children of a name's elements, merged over its paths (one path: as is). */
+function detailsOf(name: NameShape, strings: string[], cap: number): Details {
+  const { first, more } = name;
+  if (!more) return facts(name.count, first.attributes ?? NONE, childCounts(first), name.text, strings, cap);
+  const attributes = new Map<number, number>();
+  const children = new Map<number, number>();
+  for (const path of [first, ...more]) {
+    for (const [attr, n] of path.attributes ?? []) attributes.set(attr, (attributes.get(attr) ?? 0) + n);
+    for (const child of path.children?.values() ?? []) {
+      children.set(child.name, (children.get(child.name) ?? 0) + child.count);
+    }
+  }
+  return facts(name.count, attributes, children, name.text, strings, cap);
+}
+
+function pathLine(path: PathShape, strings: string[], cap: number): { text: string; cut: boolean } {
+  const steps: string[] = [];
+  for (let step: PathShape | undefined = path; step && step.depth > 0; step = step.parent) {
+    steps.push(strings[step.name] as string);
+  }
+  const detail = facts(path.count, path.attributes ?? NONE, childCounts(path), path.text, strings, cap);
+  const count = path.count === 1 ? '' : ` ×${path.count}`;
+  const tail = detail.text === '' ? '' : `: ${detail.text}`;
+  return { text: `/${steps.reverse().join('/')}${count}${tail}`, cut: detail.cut };
+}
+
+/**
+ * The notation shared by outline lines and name lines: attributes (`@id`, or `@id×3` when only
+ * three of the elements carry it), then child elements (`title`, or `para×140` when their number
+ * differs from the elements'), then `text`; each list stops at `cap` characters with `…+N more`.
+ */
+function facts(
+  count: number,
+  attributes: Counted,
+  children: Counted,
+  text: boolean,
+  strings: string[],
+  cap: number,
+): Details {
+  let cut = false;
+  let length = 0;
+  const list = (items: Counted, prefix: string, what: string): string => {
+    const words: string[] = [];
+    for (const [id, n] of items.entries()) {
+      const word = `${prefix}${strings[id] as string}${n === count ? '' : `×${n}`}`;
+      if (length + word.length + 1 > cap) {
+        words.push(`…+${items.size - words.length} more ${what}`);
+        cut = true;
+        break;
+      }
+      length += word.length + 1;
+      words.push(word);
+    }
+    return words.join(' ');
+  };
+  const parts = [list(attributes, '@', 'attributes'), list(children, '', 'children'), text ? 'text' : ''];
+  return { text: parts.filter((part) => part !== '').join('; '), cut };
 }

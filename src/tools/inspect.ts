@@ -1,19 +1,35 @@
 import { z } from 'zod';
-import type { InspectResult } from '../engine/inspect.js';
-import { MAX_INSPECT_NAME_CHARS, MAX_INSPECT_NAMES, MAX_INSPECT_NAMESPACES } from '../limits.js';
+import { type InspectResult, XML_NAMESPACE } from '../engine/inspect.js';
+import {
+  DEFAULT_INSPECT_CHARS,
+  MAX_INSPECT_NAME_CHARS,
+  MAX_INSPECT_NAMES,
+  MAX_OUTPUT_CHARS,
+  MIN_OUTPUT_CHARS,
+} from '../limits.js';
 import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
+
+const count = z.int().min(0);
 
 const output = z.object({
   root: z.string(),
-  maxDepth: z.int().min(0),
-  totalElements: z.int().min(0),
-  attributes: z.int().min(0),
-  elements: z.array(z.object({ name: z.string(), count: z.int().min(0) })),
+  maxDepth: count,
+  totalElements: count,
+  attributes: count,
+  elements: z.array(z.object({ name: z.string(), count })),
+  details: z.object({}).catchall(z.string()),
   namespaces: z.array(
-    z.object({ uri: z.string(), prefixes: z.array(z.string().nullable()), elements: z.int().min(0) }),
+    z.object({
+      uri: z.string(),
+      prefixes: z.array(z.string().nullable()),
+      elements: count,
+      attributes: z.int().optional(),
+    }),
   ),
-  distinctElements: z.int().min(0).optional(),
-  distinctNamespaces: z.int().min(0).optional(),
+  outline: z.array(z.string()),
+  distinctPaths: z.int(),
+  distinctElements: count.optional(),
+  distinctNamespaces: count.optional(),
   truncated: z.literal(true).optional(),
 });
 
@@ -21,54 +37,116 @@ export const xmlInspect = defineTool({
   name: 'xml_inspect',
   title: 'Inspect XML structure',
   description:
-    "Summarise an XML document's shape: root element, maximum depth, every element name with its count, and the namespaces to pass to xml_query. Call this first on an unfamiliar document.",
-  input: z.object(documentArguments),
+    "Summarise an XML document's shape: root, depth, an outline of its element paths with counts, attributes and children, each element name's count, and the namespaces to pass to xml_query. Call this first on an unfamiliar document.",
+  input: z.object({
+    ...documentArguments,
+    max_chars: z.int().min(MIN_OUTPUT_CHARS).max(MAX_OUTPUT_CHARS).default(DEFAULT_INSPECT_CHARS),
+  }),
   output,
-  async run({ xml }, { engine, call, cacheAs }) {
+  async run({ xml, max_chars }, { engine, call, cacheAs }) {
     return answering(async () => {
-      const result = await engine.run('inspect', { xml: encode(xml), ...(cacheAs ? { cacheAs } : {}) }, call);
-      return toolResult(render(result), { ...result });
+      const result = await engine.run(
+        'inspect',
+        { xml: encode(xml), maxChars: max_chars, ...(cacheAs ? { cacheAs } : {}) },
+        call,
+      );
+      const { omitted: _omitted, unprefixedExample: _examples, ...structured } = result;
+      return toolResult(render(result, max_chars), structured);
     });
   },
 });
 
-function render(result: InspectResult): string {
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function render(result: InspectResult, maxChars: number): string {
   const names = result.distinctElements ?? result.elements.length;
   const lines = [
     `Root element: ${result.root}`,
     `Maximum depth: ${result.maxDepth}`,
-    `Elements: ${result.totalElements} in ${names} name${names === 1 ? '' : 's'}; attributes: ${result.attributes}`,
-    ...result.elements.map(({ name, count }) => `  ${name}: ${count}`),
+    `Elements: ${result.totalElements} in ${plural(names, 'name')}; attributes: ${result.attributes}`,
+    ...namespaceLines(result),
   ];
-  if (result.elements.length < names) {
+  if (result.outline.length > 0) {
     lines.push(
-      `  [${names - result.elements.length} less frequent names left out: output budget of ${MAX_INSPECT_NAMES} names / ${MAX_INSPECT_NAME_CHARS} characters. Ask xml_query, e.g. count(//*[local-name()='NAME']).]`,
+      'Outline, one line per distinct element path: its count (×N), @attributes, child elements, and "text" when it holds text; ×N after an attribute is how many carry it, after a child how many there are, where that differs from the count:',
+      ...result.outline,
     );
   }
-  if (result.namespaces.length === 0) {
-    lines.push('Namespaces: none (unprefixed XPath names match these elements).');
-    return lines.join('\n');
+  if (result.omitted.paths > 0) {
+    lines.push(
+      `[${result.omitted.paths} of ${result.distinctPaths} paths left out (the deepest first): output budget of ${maxChars} characters. Raise max_chars, or ask xml_query, e.g. count(/*/*/*).]`,
+    );
   }
-  lines.push('Namespaces (XPath needs a prefix for each, even a default namespace):');
+  lines.push('Element names: count — attributes; child elements; text (as above), most frequent first:');
+  for (const { name, count } of result.elements) {
+    const details = Object.hasOwn(result.details, name) ? result.details[name] : undefined;
+    lines.push(details ? `  ${name}: ${count} — ${details}` : `  ${name}: ${count}`);
+  }
+  if (result.elements.length < names) {
+    lines.push(
+      `  [${names - result.elements.length} less frequent names left out: output budget of ${maxChars} characters (max_chars; at most ${MAX_INSPECT_NAMES} names / ${MAX_INSPECT_NAME_CHARS} characters of names). Ask xml_query, e.g. count(//*[local-name()='NAME']).]`,
+    );
+  }
+  if (result.omitted.details > 0) {
+    lines.push(
+      `  [Attributes and children of ${plural(result.omitted.details, 'less frequent name')} left out: raise max_chars, or ask xml_query, e.g. //NAME[1]/@* and name(//NAME[1]/*).]`,
+    );
+  }
+  if (result.omitted.cutLines > 0) {
+    lines.push(
+      `[${plural(result.omitted.cutLines, 'line')} name only the first attributes or children (…+N more): raise max_chars to see more.]`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function namespaceLines(result: InspectResult): string[] {
+  const bindable = result.namespaces.filter(({ uri }) => uri !== XML_NAMESPACE);
+  const xml = result.namespaces.find(({ uri }) => uri === XML_NAMESPACE);
+  const builtIn = xml
+    ? `  ${XML_NAMESPACE} — ${plural(xml.attributes ?? 0, 'attribute')}, written as xml: (built in: xml:lang and the like need no binding)`
+    : undefined;
+  const namespaces = result.distinctNamespaces ?? result.namespaces.length;
+  const leftOut =
+    result.namespaces.length < namespaces
+      ? `  [${namespaces - result.namespaces.length} more namespaces left out: output budget. Their elements answer *[local-name()='NAME'].]`
+      : undefined;
+  if (bindable.length === 0) {
+    return [
+      'Namespaces: none to bind (unprefixed XPath names match these elements).',
+      ...(builtIn ? [builtIn] : []),
+      ...(leftOut ? [leftOut] : []),
+    ];
+  }
+  const lines = ['Namespaces (XPath needs a prefix for each, even a default namespace):'];
   const bindings: Record<string, string> = {};
-  result.namespaces.forEach(({ uri, prefixes, elements }, index) => {
+  const unprefixed: string[] = [];
+  bindable.forEach(({ uri, prefixes, elements, attributes }, index) => {
     const written = prefixes
       .map((prefix) => (prefix === null ? 'default (no prefix)' : `${prefix}:`))
       .join(', ');
-    lines.push(`  ${uri} — ${elements} element${elements === 1 ? '' : 's'}, written as ${written}`);
+    const uses = [
+      ...(elements > 0 || !attributes ? [plural(elements, 'element')] : []),
+      ...(attributes ? [plural(attributes, 'attribute')] : []),
+    ].join(', ');
+    lines.push(`  ${uri} — ${uses}, written as ${written}`);
     const preferred =
-      prefixes.find((prefix): prefix is string => prefix !== null && !(prefix in bindings)) ??
+      prefixes.find((prefix): prefix is string => prefix !== null && !Object.hasOwn(bindings, prefix)) ??
       `ns${index + 1}`;
-    bindings[preferred] = uri;
+    Object.defineProperty(bindings, preferred, { value: uri, enumerable: true });
+    const found = result.unprefixedExample.get(uri);
+    const example = found !== undefined && found.length <= 40 ? found : 'NAME';
+    if (found !== undefined) unprefixed.push(`//${preferred}:${example}, not //${example}`);
   });
-  const namespaces = result.distinctNamespaces ?? result.namespaces.length;
-  if (result.namespaces.length < namespaces) {
-    lines.push(
-      `  [${namespaces - result.namespaces.length} more namespaces left out: output budget of ${MAX_INSPECT_NAMESPACES}.]`,
-    );
-  }
+  if (builtIn) lines.push(builtIn);
+  if (leftOut) lines.push(leftOut);
   lines.push(
     `Pass to xml_query as "namespaces": ${JSON.stringify(bindings)} (any prefix works; the URI is what matches).`,
   );
-  return lines.join('\n');
+  if (unprefixed.length > 0) {
+    lines.push(`Elements in a default namespace need a prefix in XPath too: ${unprefixed.join('; ')}.`);
+  }
+  return lines;
 }

@@ -60,6 +60,15 @@ export function heapWords(): Int32Array | undefined {
   return memory ? new Int32Array(memory.buffer) : undefined;
 }
 
+let bytesView: Uint8Array | undefined;
+
+/** libxml2's whole heap as bytes; one view, renewed when the memory grows (its buffer is replaced). */
+export function heapBytes(): Uint8Array | undefined {
+  if (!memory) return undefined;
+  if (bytesView?.buffer !== memory.buffer) bytesView = new Uint8Array(memory.buffer);
+  return bytesView;
+}
+
 export function readI32(address: number): number | undefined {
   if (!memory || address < 0 || address + 4 > memory.buffer.byteLength) return undefined;
   return new DataView(memory.buffer).getInt32(address, true);

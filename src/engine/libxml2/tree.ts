@@ -10,6 +10,7 @@ import {
   xmlNodeGetContent,
   xmlUnlinkNode,
 } from 'libxml2-wasm/lib/libxml2.mjs';
+import { heapBytes } from './memory.js';
 
 /**
  * Raw libxml2 pointers, opaque outside this folder: the engine passes them back to the functions
@@ -42,34 +43,36 @@ export function stringValue(node: NodeRef): string {
 
 /**
  * Visits every node below the document node in document order, without recursion (the
- * WebAssembly side already limits depth; the JavaScript side should not add a stack of its own).
- * The raw `next` pointers are used because the public API stops at processing instructions.
- * `depth` is 1 for the children of the document node (the root element among them).
+ * WebAssembly side already limits depth; the JavaScript side should not add a stack of its own)
+ * and without allocating: it follows the raw `children`, `next` and `parent` pointers (the
+ * public API stops at processing instructions). Only elements are entered. `depth` is 1 for the
+ * children of the document node (the root element among them).
  */
 export function walk(docPtr: DocumentRef, visit: (node: NodeRef, type: number, depth: number) => void): void {
-  const stack: Array<[node: number, depth: number]> = [];
-  for (
-    let child = XmlTreeCommonStruct.children(docPtr);
-    child !== 0;
-    child = XmlTreeCommonStruct.next(child)
-  ) {
-    stack.push([child, 1]);
-  }
-  stack.reverse();
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop() as [number, number];
+  let node = XmlTreeCommonStruct.children(docPtr);
+  let depth = 1;
+  while (node !== 0) {
     const type = XmlTreeCommonStruct.type(node);
     visit(node, type, depth);
-    if (type !== XmlNodeType.XML_ELEMENT_NODE) continue;
-    const children: Array<[number, number]> = [];
-    for (
-      let child = XmlTreeCommonStruct.children(node);
-      child !== 0;
-      child = XmlTreeCommonStruct.next(child)
-    ) {
-      children.push([child, depth + 1]);
+    if (type === XmlNodeType.XML_ELEMENT_NODE) {
+      const first = XmlTreeCommonStruct.children(node);
+      if (first !== 0) {
+        node = first;
+        depth++;
+        continue;
+      }
     }
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as [number, number]);
+    // No child to enter: the next sibling, or the next sibling of the nearest ancestor that has one.
+    while (depth > 0) {
+      const next = XmlTreeCommonStruct.next(node);
+      if (next !== 0) {
+        node = next;
+        break;
+      }
+      node = XmlTreeCommonStruct.parent(node);
+      depth--;
+    }
+    if (depth === 0) break;
   }
 }
 
@@ -115,4 +118,58 @@ export function attributesOf(
 /** The node's local name (its name without prefix). */
 export function localName(node: NodeRef): string {
   return XmlTreeCommonStruct.name_(node);
+}
+
+/**
+ * The word at a libxml2 address. libxml2-wasm's struct accessors each read one field at a fixed
+ * offset; `XmlNsStruct.next` is the one at offset 0, so it reads whatever pointer sits there.
+ */
+const pointerAt: (address: number) => number = XmlNsStruct.next;
+
+/** Offsets of `name` (xmlNode, xmlAttr) and `content` (xmlNode) in libxml2 2.15 on wasm32. */
+const NAME_OFFSET = 8;
+const CONTENT_OFFSET = 40;
+
+/**
+ * The pointer to an element's or attribute's local name. A parsed document interns its names in
+ * its dictionary, so equal names share one pointer: a cache keyed by it reads each name once.
+ */
+export function namePointer(node: NodeRef): number {
+  return pointerAt(node + NAME_OFFSET);
+}
+
+/** The pointer to an element's or attribute's namespace (an xmlNs), 0 for none. */
+export function namespacePointer(node: NodeRef): number {
+  return XmlNamedNodeStruct.namespace(node);
+}
+
+/** An xmlNs's URI and the prefix it was declared with (null for a default namespace). */
+export function namespaceAt(ns: number): { uri: string; prefix: string | null } {
+  return { uri: XmlNsStruct.href(ns) ?? '', prefix: XmlNsStruct.prefix(ns) || null };
+}
+
+/** The element's first attribute, 0 for none; `nextSibling` walks on. */
+export function firstAttribute(element: NodeRef): NodeRef {
+  return XmlNodeStruct.properties(element);
+}
+
+export function nextSibling(node: NodeRef): NodeRef {
+  return XmlTreeCommonStruct.next(node);
+}
+
+/**
+ * Whether a text or CDATA node holds a character other than XML white space (space, tab, CR,
+ * LF). The bytes are scanned in place up to the first such character: nothing is copied out.
+ */
+export function holdsText(node: NodeRef): boolean {
+  const content = pointerAt(node + CONTENT_OFFSET);
+  if (content === 0) return false;
+  const bytes = heapBytes();
+  if (!bytes) return /[^ \t\r\n]/.test(xmlNodeGetContent(node) ?? '');
+  for (let at = content; at < bytes.length; at++) {
+    const byte = bytes[at] as number;
+    if (byte === 0) return false;
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return true;
+  }
+  return false;
 }

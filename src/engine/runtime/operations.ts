@@ -18,7 +18,7 @@ export interface Operations {
     args: { xml: Uint8Array; xpath: string; namespaces: Namespaces; budget?: OutputBudget; cacheAs?: string };
     result: QueryResult;
   };
-  inspect: { args: { xml: Uint8Array; cacheAs?: string }; result: InspectResult };
+  inspect: { args: { xml: Uint8Array; maxChars?: number; cacheAs?: string }; result: InspectResult };
   check: { args: { xml: Uint8Array }; result: CheckResult };
   validate: { args: { xml: Uint8Array; xsd: Uint8Array }; result: ValidateResult };
   /** The formatted text comes back as UTF-8 bytes, transferred like the document going in. */
@@ -74,7 +74,10 @@ export const operations: { [K in OperationName]: (args: Operations[K]['args']) =
       guardExpression(xpath, namespaces);
       return withQueryDocument(xml, cacheAs, (doc) => queryDocument(doc, xpath, namespaces, budget));
     },
-    inspect: ({ xml, cacheAs }) => withQueryDocument(xml, cacheAs, inspectDocument),
+    inspect: ({ xml, maxChars, cacheAs }) =>
+      withQueryDocument(xml, cacheAs, (doc) =>
+        inspectDocument(doc, maxChars === undefined ? {} : { maxChars }),
+      ),
     check: ({ xml }) => {
       makeRoomFor(xml);
       return check(xml);

@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateDocument, SIZES } from '../bench/documents.js';
+import { DEFAULT_INSPECT_CHARS, MAX_OUTPUT_CHARS, MIN_OUTPUT_CHARS } from '../src/limits.js';
+import { type CallResult, connectInMemory, textOf as text } from './support/in-memory-server.js';
+import { docbookBook, manyAttributes } from './support/shape-documents.js';
+
+/* xml_inspect through the SDK's in-memory client: the text a model reads and the structured answer. */
+
+let session: Awaited<ReturnType<typeof connectInMemory>>;
+beforeAll(async () => {
+  session = await connectInMemory('inspect-test');
+});
+afterAll(async () => {
+  await session?.close();
+});
+
+const call = (name: string, args: Record<string, unknown>) =>
+  session.client.callTool({ name, arguments: args }) as Promise<CallResult>;
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+
+/** The `namespaces` object the text tells the model to pass. */
+function bindingIn(answer: string): Record<string, string> {
+  const found = /"namespaces": (\{.*?\}) \(any prefix works/.exec(answer);
+  return found ? JSON.parse(found[1] as string) : {};
+}
+
+describe('xml_inspect shows the shape a query needs', () => {
+  it('outlines a POM so that its binding and paths answer a query in one call', async () => {
+    const pom = fixture('pom.xml');
+    const answer = await call('xml_inspect', { xml: pom });
+    const shown = text(answer);
+    expect(shown).toContain(
+      '/project/dependencies/dependency ×12: groupId artifactId version×3 scope×5 optional×1 exclusions×1',
+    );
+    expect(shown).toContain('http://www.w3.org/2001/XMLSchema-instance — 1 attribute, written as xsi:');
+    expect(shown).toContain('//ns1:artifactId, not //artifactId');
+    expect(shown).toContain(
+      '  dependency: 12 — groupId artifactId version×3 scope×5 optional×1 exclusions×1',
+    );
+    const namespaces = bindingIn(shown);
+    expect(namespaces).toEqual({
+      ns1: 'http://maven.apache.org/POM/4.0.0',
+      xsi: 'http://www.w3.org/2001/XMLSchema-instance',
+    });
+    const tests = await call('xml_query', {
+      xml: pom,
+      xpath: "/ns1:project/ns1:dependencies/ns1:dependency[ns1:scope='test']/ns1:artifactId",
+      namespaces,
+    });
+    expect(text(tests)).toBe('spring-boot-starter-test\npostgresql\njunit-jupiter\nrest-assured');
+    const schema = await call('xml_query', { xml: pom, xpath: 'string(/*/@xsi:schemaLocation)', namespaces });
+    expect(text(schema)).toMatch(/^http:\/\/maven\.apache\.org\/POM\/4\.0\.0 https:/);
+  });
+
+  it('carries the same facts in structuredContent: the outline lines, counts, details, namespaces', async () => {
+    const answer = await call('xml_inspect', { xml: fixture('icon.svg.xml') });
+    const structured = answer.structuredContent as {
+      outline: string[];
+      details: Record<string, string>;
+      namespaces: Array<{ uri: string; attributes?: number }>;
+      distinctPaths: number;
+    };
+    for (const line of structured.outline) expect(text(answer)).toContain(`\n${line}\n`);
+    expect(structured.outline).toContain(
+      '/svg/g/use ×3: @xlink:href @x @y @transform×1 @width×1 @height×1 @fill×1',
+    );
+    expect(structured.details.use).toBe('@xlink:href @x @y @transform×1 @width×1 @height×1 @fill×1');
+    expect(structured.namespaces).toContainEqual({
+      uri: 'http://www.w3.org/1999/xlink',
+      prefixes: ['xlink'],
+      elements: 0,
+      attributes: 4,
+    });
+    expect(structured).not.toHaveProperty('omitted');
+    expect(structured).not.toHaveProperty('unprefixedExample');
+    const hrefs = await call('xml_query', {
+      xml: fixture('icon.svg.xml'),
+      xpath: "//ns1:use/@xlink:href[. = '#arrow']",
+      namespaces: bindingIn(text(answer)),
+    });
+    expect(text(hrefs)).toBe('#arrow\n#arrow');
+  });
+
+  it('says the xml namespace needs no binding, and xml:lang answers without one', async () => {
+    const atom = fixture('atom.xml');
+    const shown = text(await call('xml_inspect', { xml: atom }));
+    expect(shown).toContain('written as xml: (built in: xml:lang and the like need no binding)');
+    expect(bindingIn(shown)).not.toHaveProperty('xml');
+    expect(shown).toContain('//ns1:link, not //link; //ns2:div, not //div');
+    expect(text(await call('xml_query', { xml: atom, xpath: 'string(/*/@xml:lang)' }))).toBe('en');
+    const entries = await call('xml_query', {
+      xml: atom,
+      xpath: 'count(//ns1:entry)',
+      namespaces: bindingIn(shown),
+    });
+    expect(text(entries)).toBe('3');
+  });
+
+  it('keeps the answers it gave before: root, depth, totals, names with counts', async () => {
+    const answer = await call('xml_inspect', { xml: '<r><t>x</t></r>' });
+    expect(text(answer)).toContain(
+      'Root element: r\nMaximum depth: 3\nElements: 2 in 2 names; attributes: 0',
+    );
+    expect(text(answer)).toContain('  t: 1 — text');
+    expect(answer.structuredContent).toEqual({
+      root: 'r',
+      maxDepth: 3,
+      totalElements: 2,
+      attributes: 0,
+      elements: [
+        { name: 'r', count: 1 },
+        { name: 't', count: 1 },
+      ],
+      details: { r: 't', t: 'text' },
+      namespaces: [],
+      outline: ['/r: t'],
+      distinctPaths: 2,
+    });
+  });
+
+  it('refuses a max_chars outside its bounds, naming it', async () => {
+    for (const max_chars of [MIN_OUTPUT_CHARS - 1, MAX_OUTPUT_CHARS + 1, 'many']) {
+      const answer = await call('xml_inspect', { xml: '<r/>', max_chars });
+      expect(answer.isError).toBe(true);
+      expect(text(answer)).toContain('max_chars');
+    }
+  });
+});
+
+describe('xml_inspect inside its character budget', () => {
+  const hard: Array<[string, () => string]> = [
+    ['a DocBook book of 300+ element names', docbookBook],
+    ['one element with 10^5 attributes', () => manyAttributes(100_000)],
+    ['the 8 MiB benchmark document', () => generateDocument(SIZES[3] as (typeof SIZES)[number]).xml],
+  ];
+  for (const [what, make] of hard) {
+    it(`answers ${what} within the default budget, the structured answer within twice it`, async () => {
+      const answer = await call('xml_inspect', { xml: make() });
+      expect(answer.isError).toBeFalsy();
+      expect(text(answer)).toMatch(/^Root element: /);
+      expect(text(answer).length).toBeLessThanOrEqual(DEFAULT_INSPECT_CHARS);
+      expect(JSON.stringify(answer.structuredContent).length).toBeLessThanOrEqual(2 * DEFAULT_INSPECT_CHARS);
+    });
+  }
+
+  it('keeps any max_chars from 2,000 up, and at the smallest still gives the fixed facts and says what it left out', async () => {
+    const book = docbookBook();
+    for (const max_chars of [2_000, 5_000, 20_000, 60_000]) {
+      const answer = await call('xml_inspect', { xml: book, max_chars });
+      expect(text(answer).length).toBeLessThanOrEqual(max_chars);
+    }
+    const smallest = text(await call('xml_inspect', { xml: book, max_chars: MIN_OUTPUT_CHARS }));
+    expect(smallest).toContain('Root element: book');
+    expect(smallest).toContain('"namespaces": {"ns1":"http://docbook.org/ns/docbook"');
+    expect(smallest).toMatch(/less frequent names left out/);
+    expect(smallest.length).toBeLessThan(2_000);
+  });
+});
