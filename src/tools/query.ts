@@ -6,6 +6,7 @@ import {
   MAX_XPATH_LENGTH,
   MIN_OUTPUT_CHARS,
 } from '../limits.js';
+import { hintText } from './answer-text.js';
 import { namespacesArgument } from './namespaces-argument.js';
 import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
 
@@ -50,8 +51,10 @@ export const xmlQuery = defineTool({
         budget,
         ...(cacheAs ? { cacheAs } : {}),
       };
-      const result = await engine.run('query', args, call);
-      return toolResult(render(result, xpath) + truncationNote(result, max_chars), { ...result });
+      const { hint, ...result } = await engine.run('query', args, call);
+      return toolResult(render(result, xpath) + truncationNote(result, max_chars) + hintText(hint), {
+        ...result,
+      });
     });
   },
 });
