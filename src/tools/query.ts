@@ -9,6 +9,7 @@ import {
 import { hintText } from './answer-text.js';
 import { namespacesArgument } from './namespaces-argument.js';
 import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
+import { withXPath2Hint } from './xpath2-hints.js';
 
 const input = z.object({
   ...documentArguments,
@@ -51,7 +52,9 @@ export const xmlQuery = defineTool({
         budget,
         ...(cacheAs ? { cacheAs } : {}),
       };
-      const { hint, ...result } = await engine.run('query', args, call);
+      const { hint, ...result } = await engine.run('query', args, call).catch((error: unknown) => {
+        throw withXPath2Hint(error, xpath);
+      });
       return toolResult(render(result, xpath) + truncationNote(result, max_chars) + hintText(hint), {
         ...result,
       });
