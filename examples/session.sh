@@ -49,7 +49,7 @@ expect $S 3  'xml_inspect: root, depth, counts'          '!isErr && sc.root === 
 expect $S 3  'xml_inspect: text names the root'          'has(text, "Root element: library", "Maximum depth: 4")'
 expect $S 4  'xml_query count(//book) = 2'               '!isErr && text === "2" && eq(sc, {type: "number", count: 1, values: ["2"]})'
 expect $S 5  'xml_query //title (quick start) = Dune'    '!isErr && text === "Dune" && eq(sc, {type: "node-set", count: 1, values: ["Dune"]})'
-expect $S 6  'xml_query //cat:item with namespaces'      '!isErr && text === "A\nB" && eq(sc, {type: "node-set", count: 2, values: ["A", "B"]})'
+expect $S 6  'xml_query //cat:item with namespaces'      '!isErr && text === "2 nodes matched `//cat:item`:\nA\nB" && eq(sc, {type: "node-set", count: 2, values: ["A", "B"]})'
 expect $S 7  'unprefixed name test skips namespaced els' '!isErr && text.startsWith("0\n") && eq(sc, {type: "number", count: 1, values: ["0"]})'
 expect $S 8  'xml_check: well-formed, with node count'   '!isErr && sc.wellFormed === true && /well-formed/i.test(text) && /\d+ node/.test(text)'
 expect $S 9  'xml_validate: valid document'             '!isErr && eq(sc, {valid: true, total: 0, violations: []}) && /valid/i.test(text)'

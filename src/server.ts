@@ -9,6 +9,7 @@ import {
 import type { EnginePool } from './engine/runtime/pool.js';
 import { clarifyInvalidParams } from './invalid-params.js';
 import { type HeldDocuments, heldDocuments, resolveDocuments } from './tools/document-handles.js';
+import { pathInsteadOfText } from './tools/document-text-guard.js';
 import { tools } from './tools/index.js';
 import { inputKeys, listing, parseArguments, type ToolArguments, toolError } from './tools/tool.js';
 import { VERSION } from './version.js';
@@ -78,6 +79,8 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
     if (!tool) return toolError(`Unknown tool \`${name}\`. The tools are: ${toolNames}.`);
     const parsed = parseArguments(tool, rawArguments);
     if (!parsed.ok) return toolError(parsed.message);
+    const misplaced = pathInsteadOfText(parsed.args as Record<string, unknown>);
+    if (misplaced) return toolError(misplaced);
     const documents = resolveDocuments(name, toolInputs.get(name) ?? new Set(), parsed.args, held, engine);
     if (!documents.ok) return toolError(documents.message);
     const progress = progressReporter(request.params._meta?.progressToken, ctx.mcpReq.notify);

@@ -6,7 +6,7 @@ import {
   MAX_XPATH_LENGTH,
   MIN_OUTPUT_CHARS,
 } from '../limits.js';
-import { hintText } from './answer-text.js';
+import { hintText, valuesText } from './answer-text.js';
 import { namespacesArgument } from './namespaces-argument.js';
 import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
 import { withXPath2Hint } from './xpath2-hints.js';
@@ -74,10 +74,5 @@ function truncationNote(result: z.infer<typeof output>, maxChars: number): strin
 }
 
 function render(result: z.infer<typeof output>, xpath: string): string {
-  if (result.type !== 'node-set') return result.values[0] ?? '';
-  if (result.count === 0) return `No nodes matched \`${xpath}\`.`;
-  if (result.values.every((value) => value === '')) {
-    return `${result.count} node${result.count === 1 ? '' : 's'} matched \`${xpath}\`, all with empty text.`;
-  }
-  return result.values.join('\n');
+  return valuesText(result, xpath);
 }
