@@ -14,6 +14,13 @@ type NameTest = Extract<XPathToken, { kind: 'name-test' }>;
 const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
 
 /**
+ * A hint names at most this many namespaces and is at most this long: a hostile document may use
+ * thousands of namespaces with megabyte URIs, and a hint past this is no help to anyone.
+ */
+const MAX_HINT_NAMESPACES = 8;
+const MAX_HINT_CHARS = 8_000;
+
+/**
  * Runs a query and explains what a model cannot see from its answer (docs/behaviour.md §2): an
  * empty answer whose names the document has in a namespace (the default namespace of an Atom
  * feed or a POM), a bound URI that differs from the document's only in case or a trailing
@@ -74,6 +81,13 @@ export function emptyResultHint(
     documentPointer(doc),
     new Set(tests.map((test) => test.local).filter((local) => local !== '*')),
   );
+  const usesOf = new Map<string, NameUse[]>();
+  for (const use of names.uses) {
+    const key = `${use.kind} ${use.local}`;
+    const same = usesOf.get(key);
+    if (same) same.push(use);
+    else usesOf.set(key, [use]);
+  }
   const bindings: Namespaces = { ...namespaces };
   const sentences: string[] = [];
   const rewrites: Array<{ test: NameTest; written: string }> = [];
@@ -94,15 +108,16 @@ export function emptyResultHint(
   for (const test of tests) {
     if (test.local === '*') continue;
     const asked = bound(test.prefix);
-    const uses = names.uses.filter((use) => use.local === test.local && use.kind === test.axis);
+    const uses = usesOf.get(`${test.axis} ${test.local}`) ?? [];
     if (uses.length === 0 || uses.some((use) => use.uri === asked)) continue;
     const found = uses.reduce((most, use) => (use.count > most.count ? use : most));
+    const key = `${found.kind} ${asked ?? ''} ${found.uri ?? ''}`;
+    if (!misplaced.has(key) && misplaced.size === MAX_HINT_NAMESPACES) continue;
     const prefix = found.uri === null ? null : prefixFor(found, bindings, test, names);
     if (prefix !== null) bindings[prefix] = found.uri as string;
     rewrites.push({ test, written: `${prefix === null ? '' : `${prefix}:`}${test.local}` });
     // A prefix bound to a near miss of the right URI is explained above.
     if (test.prefix !== null && test.prefix === prefix && near.has(test.prefix)) continue;
-    const key = `${found.kind} ${asked ?? ''} ${found.uri ?? ''}`;
     const entry = misplaced.get(key) ?? { asked, found, locals: new Set() };
     entry.locals.add(test.local);
     misplaced.set(key, entry);
@@ -117,7 +132,8 @@ export function emptyResultHint(
   const pass = changed ? `pass "namespaces": ${JSON.stringify(bindings)}` : '';
   const write = rewritten === expression ? '' : `write \`${rewritten}\``;
   const next = [pass, write].filter(Boolean).join(' and ');
-  return `${sentences.join(' ')}${next ? ` So ${next}.` : ''}`;
+  const hint = `${sentences.join(' ')}${next ? ` So ${next}.` : ''}`;
+  return hint.length <= MAX_HINT_CHARS ? hint : undefined;
 }
 
 function whereTheyAre(asked: string | null, found: NameUse, locals: string[]): string {
@@ -171,7 +187,7 @@ const GENERIC_WORDS = new Set([
 function wordPrefix(uri: string): string | null {
   const words = uri
     .split(/[^A-Za-z]+/)
-    .filter((word) => word.length > 1 && !GENERIC_WORDS.has(word.toLowerCase()));
+    .filter((word) => word !== '' && !GENERIC_WORDS.has(word.toLowerCase()));
   return words.at(-1)?.[0]?.toLowerCase() ?? null;
 }
 
@@ -210,9 +226,8 @@ function withDeclaredBinding(
   ];
   if (uris.length === 0) return error;
   const bindings = { ...namespaces, [prefix]: uris[0] };
-  const also = uris.length > 1 ? ` (it also declares it as ${uris.slice(1).join(', ')})` : '';
-  return new EngineError({
-    code: 'unbound-prefix',
-    message: `Prefix \`${prefix}\` is not bound: the document declares it as ${uris[0]}${also}, so pass "namespaces": ${JSON.stringify(bindings)}.`,
-  });
+  const others = uris.slice(1, 4).join(', ') + (uris.length > 4 ? ', …' : '');
+  const also = uris.length > 1 ? ` (it also declares it as ${others})` : '';
+  const message = `Prefix \`${prefix}\` is not bound: the document declares it as ${uris[0]}${also}, so pass "namespaces": ${JSON.stringify(bindings)}.`;
+  return message.length <= MAX_HINT_CHARS ? new EngineError({ code: 'unbound-prefix', message }) : error;
 }

@@ -1,9 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { documentNames } from '../../src/engine/libxml2/names.js';
 import { explainedQuery } from '../../src/engine/namespace-hints.js';
 import { parseDocument } from '../../src/engine/parse.js';
 import { queryDocument } from '../../src/engine/query.js';
 import { operations } from '../../src/engine/runtime/operations.js';
 import { engineError } from './engine-error.js';
+
+vi.mock('../../src/engine/libxml2/names.js', async (original) => {
+  const actual = await original<typeof import('../../src/engine/libxml2/names.js')>();
+  return { ...actual, documentNames: vi.fn(actual.documentNames) };
+});
 
 const ATOM = 'http://www.w3.org/2005/Atom';
 const atom = `<feed xmlns="${ATOM}"><title>F</title>${'<entry><title>T</title></entry>'.repeat(3)}</feed>`;
@@ -132,5 +138,27 @@ describe('an unbound prefix the document declares', () => {
     const result = operations.query({ xml: utf8(atom), xpath: 'count(//entry)', namespaces: {} });
     expect(result.values).toEqual(['0']);
     expect(result.hint).toContain('`count(//a:entry)`');
+  });
+});
+
+describe('the cost and size of a hint', () => {
+  it('reads the document only when the answer is empty', () => {
+    vi.mocked(documentNames).mockClear();
+    explained(atom, 'count(//a:entry)', { a: ATOM });
+    explained(atom, '//a:title', { a: ATOM });
+    expect(documentNames).not.toHaveBeenCalled();
+    explained(atom, 'count(//entry)');
+    expect(documentNames).toHaveBeenCalledTimes(1);
+  });
+
+  it('stays short on a document of many namespaces with long URIs', () => {
+    const uri = (n: number) => `urn:${String(n).padStart(2000, 'x')}`;
+    const xml = `<r>${Array.from({ length: 50 }, (_, n) => `<a xmlns="${uri(n)}"/><b${n} xmlns="${uri(n)}"/>`).join('')}</r>`;
+    const many = explained(xml, Array.from({ length: 50 }, (_, n) => `//b${n}`).join(' | '));
+    expect(many.values).toEqual([]);
+    expect(many.hint === undefined || many.hint.length <= 8_000).toBe(true);
+    const one = explained(`<r xmlns="urn:x">${'<a/>'.repeat(1000)}</r>`, `${'//a | '.repeat(300)}//a`);
+    expect(one.hint).toContain('{"x":"urn:x"}');
+    expect(one.hint?.match(/urn:x/g)).toHaveLength(2);
   });
 });

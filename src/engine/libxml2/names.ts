@@ -28,6 +28,7 @@ export interface DocumentNames {
   uses: NameUse[];
   /** Every namespace an element or attribute is in. */
   namespaces: Set<string>;
+  /** Each distinct declaration once. */
   declarations: Declaration[];
 }
 
@@ -67,7 +68,7 @@ export function documentNames(docPtr: DocumentRef, wanted: ReadonlySet<string>):
   const names = new Map<number, string | null>();
   const spaces = new Map<number, { uri: string; prefix: string | null }>();
   const counts = new Map<string, NameUse>();
-  const declarations: Declaration[] = [];
+  const declarations = new Map<string, Declaration>();
   /** The node's local name when it is wanted, else null. */
   const localOf = (node: number): string | null => {
     const namePtr = pointerAt(node + NAME);
@@ -107,7 +108,8 @@ export function documentNames(docPtr: DocumentRef, wanted: ReadonlySet<string>):
         count('attribute', attr);
       }
       for (let ns = pointerAt(node + NS_DEF); ns !== 0; ns = XmlNsStruct.next(ns)) {
-        declarations.push({ prefix: XmlNsStruct.prefix(ns) || null, uri: XmlNsStruct.href(ns) ?? '' });
+        const declaration = { prefix: XmlNsStruct.prefix(ns) || null, uri: XmlNsStruct.href(ns) ?? '' };
+        declarations.set(`${declaration.prefix ?? ''} ${declaration.uri}`, declaration);
       }
       const child = pointerAt(node + CHILDREN);
       if (child !== 0) {
@@ -128,6 +130,6 @@ export function documentNames(docPtr: DocumentRef, wanted: ReadonlySet<string>):
   return {
     uses: [...counts.values()],
     namespaces: new Set([...spaces.values()].map((space) => space.uri)),
-    declarations,
+    declarations: [...declarations.values()],
   };
 }
