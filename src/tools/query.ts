@@ -39,7 +39,7 @@ export const xmlQuery = defineTool({
   name: 'xml_query',
   title: 'Query XML with XPath',
   description:
-    'Evaluate an XPath 1.0 expression on an XML document and get the exact answer: a count, a value, or the string-value of each matched node (one per line, document order). Use it instead of reading or counting by eye. Prefixed names need `namespaces`; call xml_inspect first to learn them.',
+    'Evaluate an XPath 1.0 expression on an XML document and get the exact answer: a count, a value, or the string-value of each matched node (one per line, document order). Use it instead of reading or counting by eye. Prefixed names need `namespaces` (xml_inspect lists them); an empty answer says when a name is in a namespace.',
   input,
   output,
   async run({ xml, xpath, namespaces, max_chars }, { engine, call, cacheAs }) {
