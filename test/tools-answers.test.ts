@@ -1,32 +1,9 @@
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EnginePool } from '../src/engine/runtime/pool.js';
-import { createServer } from '../src/server.js';
+import { describe, expect, it } from 'vitest';
+import { inMemoryClient, text } from './support/in-memory-client.js';
 
 /* The answers a model reads (docs/behaviour.md §2), through the SDK's in-memory client. */
 
-let engine: EnginePool;
-let client: Client;
-
-beforeAll(async () => {
-  engine = new EnginePool({ size: 2 });
-  const server = createServer(engine, { cacheDocuments: true });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  client = new Client({ name: 'answers-test', version: '1.0.0' });
-  await client.connect(clientSide);
-});
-
-afterAll(async () => {
-  await client?.close();
-  await engine?.close();
-});
-
-type Result = Awaited<ReturnType<Client['callTool']>>;
-const call = (name: string, args: Record<string, unknown>) =>
-  client.callTool({ name, arguments: args }) as Promise<Result>;
-const text = (result: Result) => (result.content as Array<{ type: string; text: string }>)[0]?.text ?? '';
+const { call } = inMemoryClient('answers-test', { cacheDocuments: true });
 
 const ATOM = 'http://www.w3.org/2005/Atom';
 const atom = `<feed xmlns="${ATOM}"><title>F</title><entry><title>A</title><summary>one
