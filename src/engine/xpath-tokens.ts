@@ -26,6 +26,8 @@ export type XPathToken =
 const NAME_START = /[\p{L}_]/u;
 const NAME_CHAR = /[\p{L}\p{N}_.\-·\p{Mn}\p{Mc}]/u;
 const OPERATOR_NAMES = new Set(['and', 'or', 'mod', 'div']);
+/** What follows a name: `(` makes it a function, `::` an axis (read in place, never by slicing). */
+const AFTER_NAME = /\s*(\(|::)?/y;
 /** Tokens after which `*` is a name test and `and` a name (XPath 1.0 §3.7); an axis ends in `::`. */
 const OPERAND_EXPECTED = new Set(['@', '::', '(', '[', ',', ...OPERATOR_NAMES]);
 for (const operator of ['*', '/', '//', '|', '+', '-', '=', '!=', '<', '<=', '>', '>=']) {
@@ -117,7 +119,8 @@ function nameToken(
   if (prefix === null && !operandExpected && OPERATOR_NAMES.has(local)) {
     return { kind: 'other', text: local, start, end };
   }
-  const after = /^\s*(\(|::)?/.exec(expression.slice(end))?.[1];
+  AFTER_NAME.lastIndex = end;
+  const after = AFTER_NAME.exec(expression)?.[1];
   if (after === '(' && local !== '*') {
     return { kind: 'function', name: expression.slice(start, end), start, end };
   }

@@ -1,5 +1,6 @@
 import { EngineError } from '../engine/errors.js';
 import { tokenize } from '../engine/xpath-tokens.js';
+import { MAX_XPATH_LENGTH } from '../limits.js';
 
 /**
  * The XPath 2.0+ functions models write (and XSLT's), each with how to say it in XPath 1.0
@@ -94,6 +95,8 @@ const XPATH1 = new Set(
     ' ',
   ),
 );
+/** XPath 2.0 calls nested deeper than this are named, not rewritten. */
+const MAX_REWRITE_NESTING = 4;
 /** Prefixes XPath 2.0 and XSLT write function names with. */
 const FUNCTION_PREFIXES = new Set(['fn', 'xs', 'xsd', 'math']);
 
@@ -113,17 +116,11 @@ interface Call {
 export function withXPath2Hint(error: unknown, expression: string): unknown {
   if (!(error instanceof EngineError)) return error;
   if (!['xpath-failed', 'invalid-xpath', 'unbound-prefix'].includes(error.code)) return error;
-  const calls = calls2(expression);
+  const calls = firstCallOfEach(expression);
   if (calls.length === 0) return error;
   const prefixed = calls.some((call) => call.name.includes(':'));
   if (error.code === 'unbound-prefix' && !prefixed) return error;
-  const seen = new Set<string>();
-  const sentences: string[] = [];
-  for (const call of calls) {
-    if (seen.has(call.name) || seen.size === 3) continue;
-    seen.add(call.name);
-    sentences.push(sentence(call));
-  }
+  const sentences = calls.slice(0, 3).map(sentence);
   const whole = rewrite(expression);
   const wholeSentence =
     whole !== undefined &&
@@ -144,8 +141,9 @@ export function withXPath2Hint(error: unknown, expression: string): unknown {
 function sentence(call: Call): string {
   const alternative = alternativeFor(call.name) ?? {};
   const shown = `\`${call.name}()\``;
-  const as = templateOf(alternative, call.args);
-  const say = alternative.say === undefined ? undefined : fill(alternative.say, call.args);
+  const written = call.args.map((arg) => rewrite(arg) ?? arg);
+  const as = templateOf(alternative, written);
+  const say = alternative.say === undefined ? undefined : fill(alternative.say, written);
   if (call.name.startsWith('fn:') && XPATH1.has(call.name.slice(3))) {
     return `${shown} is XPath 1.0's \`${call.name.slice(3)}()\`: write it without \`fn:\`.`;
   }
@@ -166,14 +164,32 @@ function alternativeFor(name: string): Alternative | undefined {
   return Object.hasOwn(ALTERNATIVES, local) ? ALTERNATIVES[local] : undefined;
 }
 
-/** The calls to functions XPath 1.0 lacks that this table knows, outermost first, in order. */
-function calls2(expression: string): Call[] {
+/** Whether XPath 1.0 lacks the function and this table knows it. */
+function isXPath2(name: string): boolean {
+  return !XPATH1.has(name) && alternativeFor(name) !== undefined;
+}
+
+/** The first call of each function XPath 1.0 lacks, in the order they first appear. */
+function firstCallOfEach(expression: string): Call[] {
+  const seen = new Set<string>();
   return tokenize(expression).flatMap((token) => {
-    if (token.kind !== 'function' || XPATH1.has(token.name) || alternativeFor(token.name) === undefined)
-      return [];
+    if (token.kind !== 'function' || seen.has(token.name) || !isXPath2(token.name)) return [];
+    seen.add(token.name);
     const call = callAt(expression, token.start, token.name);
     return call ? [call] : [];
   });
+}
+
+/** The outermost calls of functions XPath 1.0 lacks (those not inside another such call), in order. */
+function outermostCalls(expression: string): Call[] {
+  const calls: Call[] = [];
+  for (const token of tokenize(expression)) {
+    if (token.kind !== 'function' || token.start < (calls.at(-1)?.end ?? 0) || !isXPath2(token.name))
+      continue;
+    const call = callAt(expression, token.start, token.name);
+    if (call) calls.push(call);
+  }
+  return calls;
 }
 
 /** The call whose name starts at `start`: its arguments split at top-level commas. */
@@ -203,25 +219,31 @@ function callAt(expression: string, start: number, name: string): Call | undefin
   return undefined;
 }
 
-/** The expression with every XPath 2.0 call replaced by its XPath 1.0 equivalent, if each has one. */
-function rewrite(expression: string): string | undefined {
-  const calls = calls2(expression);
+/**
+ * The expression with every XPath 2.0 call replaced by its XPath 1.0 equivalent, if each has one
+ * and the result is no longer than an expression may be: a template that repeats its argument
+ * (`max`, `abs`) doubles it at every level of nesting, so the length is checked as it grows, and
+ * calls nested deeper than MAX_REWRITE_NESTING are not rewritten at all.
+ */
+function rewrite(expression: string, depth = 0): string | undefined {
+  if (depth > MAX_REWRITE_NESTING) return undefined;
   let text = '';
   let at = 0;
-  for (const call of calls) {
-    if (call.start < at) continue; // nested in a call already rewritten
+  for (const call of outermostCalls(expression)) {
     const args: string[] = [];
     for (const arg of call.args) {
-      const inner = rewrite(arg);
+      const inner = rewrite(arg, depth + 1);
       if (inner === undefined) return undefined;
       args.push(inner);
     }
     const as = templateOf(alternativeFor(call.name) ?? {}, args);
     if (as === undefined) return undefined;
     text += expression.slice(at, call.start) + as;
+    if (text.length > MAX_XPATH_LENGTH) return undefined;
     at = call.end;
   }
-  return text + expression.slice(at);
+  text += expression.slice(at);
+  return text.length > MAX_XPATH_LENGTH ? undefined : text;
 }
 
 /** The call written in XPath 1.0, if it can be. */

@@ -104,3 +104,19 @@ describe('XPath 2.0 functions get their XPath 1.0 form', () => {
     expect(withXPath2Hint(bug, 'max(1)')).toBe(bug);
   });
 });
+
+describe('the cost of a hint', () => {
+  it('stays short when templates that repeat their argument are nested', () => {
+    for (const depth of [3, 20, 32, 500]) {
+      const xpath = `${'max('.repeat(depth)}//a${')'.repeat(depth)}`;
+      const error = withXPath2Hint(new EngineError({ code: 'invalid-xpath', message: 'Too deep.' }), xpath);
+      // Each rewrite is at most an expression's length; the sentence quotes at most two of them.
+      expect((error as EngineError).message.length).toBeLessThan(6 * 2048);
+    }
+    const three = withXPath2Hint(
+      new EngineError({ code: 'xpath-failed', message: 'x' }),
+      'max(max(max(//a)))',
+    );
+    expect(suggested((three as EngineError).message)).toContain('[not(. < ');
+  });
+});
