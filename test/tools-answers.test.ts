@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { inMemoryClient, text } from './support/in-memory-client.js';
+import { inMemoryClient, type Result, text } from './support/in-memory-client.js';
 
 /* The answers a model reads (docs/behaviour.md §2), through the SDK's in-memory client. */
 
 const { call } = inMemoryClient('answers-test', { cacheDocuments: true });
+/** structuredContent without the session's handle (ADR 0016): the answer itself. */
+const answer = (result: Result) => {
+  const { document: _handle, ...rest } = (result.structuredContent ?? {}) as Record<string, unknown>;
+  return rest;
+};
 
 const ATOM = 'http://www.w3.org/2005/Atom';
 const atom = `<feed xmlns="${ATOM}"><title>F</title><entry><title>A</title><summary>one
@@ -15,12 +20,12 @@ describe('an empty answer that explains itself', () => {
   it('keeps count 0 and structuredContent as they were, and says how to ask', async () => {
     const result = await call('xml_query', { xml: atom, xpath: 'count(//entry)' });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ type: 'number', count: 1, values: ['0'] });
+    expect(answer(result)).toEqual({ type: 'number', count: 1, values: ['0'] });
     expect(text(result)).toBe(
       `0\nThe document has no \`entry\` elements in no namespace: they are in ${ATOM}, and an unprefixed name in XPath 1.0 means no namespace, even under a default namespace. So pass "namespaces": {"a":"${ATOM}"} and write \`count(//a:entry)\`.`,
     );
     const empty = await call('xml_query', { xml: atom, xpath: '//entry' });
-    expect(empty.structuredContent).toEqual({ type: 'node-set', count: 0, values: [] });
+    expect(answer(empty)).toEqual({ type: 'node-set', count: 0, values: [] });
     expect(text(empty)).toMatch(/^No nodes matched `\/\/entry`\.\n.*write `\/\/a:entry`\.$/);
   });
 
@@ -63,7 +68,7 @@ describe('the text of an answer', () => {
   it('states the count of a multi-node answer, one value a line', async () => {
     const result = await call('xml_query', { xml: '<r><t>a</t><t>b</t></r>', xpath: '//t' });
     expect(text(result)).toBe('2 nodes matched `//t`:\na\nb');
-    expect(result.structuredContent).toEqual({ type: 'node-set', count: 2, values: ['a', 'b'] });
+    expect(answer(result)).toEqual({ type: 'node-set', count: 2, values: ['a', 'b'] });
     expect(text(await call('xml_query', { xml: '<r><t>a</t></r>', xpath: '//t' }))).toBe('a');
   });
 
@@ -77,7 +82,7 @@ describe('the text of an answer', () => {
   it('says an empty string in words, as it does an empty node-set', async () => {
     const result = await call('xml_query', { xml: '<r><t/></r>', xpath: 'string(//t)' });
     expect(text(result)).toBe('`string(//t)` is the empty string.');
-    expect(result.structuredContent).toEqual({ type: 'string', count: 1, values: [''] });
+    expect(answer(result)).toEqual({ type: 'string', count: 1, values: [''] });
   });
 
   it('keeps the count exact and says what was cut', async () => {

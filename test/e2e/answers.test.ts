@@ -18,6 +18,11 @@ type Result = Awaited<ReturnType<Client['callTool']>>;
 const call = (name: string, args: Record<string, unknown>) =>
   client.callTool({ name, arguments: args }) as Promise<Result>;
 const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?.text ?? '';
+/** structuredContent without the session's handle (ADR 0016): the answer itself. */
+const answer = (result: Result) => {
+  const { document: _handle, ...rest } = (result.structuredContent ?? {}) as Record<string, unknown>;
+  return rest;
+};
 
 const POM = 'http://maven.apache.org/POM/4.0.0';
 const pom = `<project xmlns="${POM}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="${POM} maven-4.0.0.xsd"><dependencies><dependency><artifactId>junit</artifactId></dependency><dependency><artifactId>guava</artifactId></dependency></dependencies></project>`;
@@ -25,7 +30,7 @@ const pom = `<project xmlns="${POM}" xmlns:xsi="http://www.w3.org/2001/XMLSchema
 describe('the built binary explains what a model cannot see', () => {
   it('an empty answer on a default namespace, then the advised query', async () => {
     const empty = await call('xml_query', { xml: pom, xpath: '//dependency/artifactId' });
-    expect(empty.structuredContent).toEqual({ type: 'node-set', count: 0, values: [] });
+    expect(answer(empty)).toEqual({ type: 'node-set', count: 0, values: [] });
     expect(text(empty)).toContain(
       `pass "namespaces": {"p":"${POM}"} and write \`//p:dependency/p:artifactId\``,
     );
