@@ -44,11 +44,15 @@ call 3 xml_query '{"xml":"<a/>","xpath":"//[["}'
 expect $S 3 'bad XPath: isError naming xpath'       "$TOOL_ERROR"' && has(text, "xpath")'
 good 103 'bad XPath'
 
-# 4. Unbound prefix: names the namespaces argument and suggests xml_inspect.
-call 4 xml_query '{"xml":"<p:a xmlns:p=\"urn:x\"/>","xpath":"//p:a"}'
+# 4. Unbound prefix: names the namespaces argument and suggests xml_inspect; when the document
+#    declares the prefix, gives the binding itself.
+call 4 xml_query '{"xml":"<a/>","xpath":"//p:a"}'
 expect $S 4 'unbound prefix: isError'               "$TOOL_ERROR"
 expect $S 4 'unbound prefix: names namespaces'      'has(text, "namespaces", "xml_inspect")'
 good 104 'unbound prefix'
+call 24 xml_query '{"xml":"<p:a xmlns:p=\"urn:x\"/>","xpath":"//p:a"}'
+expect $S 24 'declared prefix: isError with the binding' "$TOOL_ERROR"' && has(text, "{\"p\":\"urn:x\"}") && !has(text, "xml_inspect")'
+good 124 'unbound prefix the document declares'
 
 # 5. Schema violation: the path to the element and its line.
 XSD='<xs:schema xmlns:xs=\"http://www.w3.org/2001/XMLSchema\"><xs:element name=\"order\"><xs:complexType><xs:sequence><xs:element name=\"item\" maxOccurs=\"unbounded\"><xs:complexType><xs:sequence><xs:element name=\"price\" type=\"xs:decimal\"/></xs:sequence></xs:complexType></xs:element></xs:sequence></xs:complexType></xs:element></xs:schema>'

@@ -9,17 +9,19 @@ import {
 import type { EnginePool } from './engine/runtime/pool.js';
 import { clarifyInvalidParams } from './invalid-params.js';
 import { type HeldDocuments, heldDocuments, resolveDocuments } from './tools/document-handles.js';
+import { pathInsteadOfText } from './tools/document-text-guard.js';
 import { tools } from './tools/index.js';
 import { inputKeys, listing, parseArguments, type ToolArguments, toolError } from './tools/tool.js';
 import { VERSION } from './version.js';
 
 const INSTRUCTIONS =
   'Answers questions about XML documents exactly, so you never count or search XML by eye. ' +
-  'Pass the document text in the `xml` argument once: answers end with its handle (`document: d_…`), ' +
-  'which later calls take as `document` instead (not in stateless HTTP requests). ' +
-  'On an unfamiliar document call xml_inspect first: ' +
-  'it gives the element names and the namespaces xml_query needs. Then use xml_query (XPath 1.0) for ' +
-  'counts, values and filters; xml_check for well-formedness; xml_validate for XSD; xml_format to pretty-print.';
+  'Pass the document text (never a path or URL) in the `xml` argument once: answers end with its handle ' +
+  '(`document: d_…`), which later calls take as `document` instead (not in stateless HTTP requests). ' +
+  'On an unfamiliar document call xml_inspect first: it gives the element names and the namespaces ' +
+  'xml_query needs. Then use xml_query for counts, values and filters: XPath 1.0 only (no lower-case(), ' +
+  'max() or matches()), where an unprefixed name matches only elements in no namespace. xml_check for ' +
+  'well-formedness; xml_validate for XSD; xml_format to pretty-print.';
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));
 const toolList = tools.map(listing);
@@ -78,6 +80,8 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
     if (!tool) return toolError(`Unknown tool \`${name}\`. The tools are: ${toolNames}.`);
     const parsed = parseArguments(tool, rawArguments);
     if (!parsed.ok) return toolError(parsed.message);
+    const misplaced = pathInsteadOfText(parsed.args as Record<string, unknown>);
+    if (misplaced) return toolError(misplaced);
     const documents = resolveDocuments(name, toolInputs.get(name) ?? new Set(), parsed.args, held, engine);
     if (!documents.ok) return toolError(documents.message);
     const progress = progressReporter(request.params._meta?.progressToken, ctx.mcpReq.notify);

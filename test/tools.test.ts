@@ -1,34 +1,15 @@
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EnginePool } from '../src/engine/runtime/pool.js';
 import { createServer } from '../src/server.js';
+import { inMemoryClient, type Result, text } from './support/in-memory-client.js';
 
-let engine: EnginePool;
-let client: Client;
-
-beforeAll(async () => {
-  engine = new EnginePool({ size: 2 });
-  const server = createServer(engine);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  client = new Client({ name: 'tools-test', version: '1.0.0' });
-  await client.connect(clientSide);
-});
-
-afterAll(async () => {
-  await client?.close();
-  await engine?.close();
-});
-
-type Result = Awaited<ReturnType<Client['callTool']>>;
-const call = (name: string, args: Record<string, unknown>) =>
-  client.callTool({ name, arguments: args }) as Promise<Result>;
-const text = (result: Result) => (result.content as Array<{ type: string; text: string }>)[0]?.text ?? '';
+const { call, client } = inMemoryClient('tools-test');
 
 describe('the MCP server through an in-memory client', () => {
   it('lists exactly five read-only tools with input and output schemas', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await client().listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'xml_check',
       'xml_format',
@@ -55,12 +36,13 @@ describe('the MCP server through an in-memory client', () => {
   });
 
   it('keeps tools/list small, since every description sits in the model context', async () => {
-    const { tools } = await client.listTools();
-    expect(JSON.stringify({ tools }).length).toBeLessThan(7000);
+    const { tools } = await client().listTools();
+    // docs/tool-design.md: the catalogue a model pays for on every turn, in UTF-8 bytes.
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(6500);
   });
 
   it('tells the model to call xml_inspect first', () => {
-    expect(client.getInstructions()).toContain('xml_inspect first');
+    expect(client().getInstructions()).toContain('xml_inspect first');
   });
 
   it('answers the quick-start query with text and structured content', async () => {
@@ -221,7 +203,7 @@ describe('the MCP server through an in-memory client', () => {
 
   it('reports progress to a call that asks for it', async () => {
     const updates: Array<{ progress: number; total?: number }> = [];
-    const result = await client.callTool(
+    const result = await client().callTool(
       { name: 'xml_query', arguments: { xml: '<r/>', xpath: 'count(/r)' } },
       { onprogress: (update) => updates.push(update) },
     );

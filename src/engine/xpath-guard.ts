@@ -46,15 +46,23 @@ export function guardExpression(expression: string, namespaces: Namespaces): voi
     });
   }
   checkBindings(namespaces);
-  // `child::q:a`: the axis separator is masked so the name test after it is seen as `q:a`.
-  for (const match of code.replaceAll('::', '  ').matchAll(PREFIX)) {
-    const prefix = match[1] ?? '';
-    if (prefix === 'xml' || Object.hasOwn(namespaces, prefix)) continue;
+  const prefix = unboundPrefix(expression, namespaces);
+  if (prefix !== undefined) {
     throw new EngineError({
       code: 'unbound-prefix',
       message: `Prefix \`${prefix}\` is not bound: pass it in the \`namespaces\` argument (for example {"${prefix}": "<namespace URI>"}); call xml_inspect to see the document's namespace URIs.`,
     });
   }
+}
+
+/** The first prefix the expression uses that `namespaces` does not bind (`xml` is always bound). */
+export function unboundPrefix(expression: string, namespaces: Namespaces): string | undefined {
+  // `child::q:a`: the axis separator is masked so the name test after it is seen as `q:a`.
+  for (const match of maskLiterals(expression).replaceAll('::', '  ').matchAll(PREFIX)) {
+    const prefix = match[1] ?? '';
+    if (prefix !== 'xml' && !Object.hasOwn(namespaces, prefix)) return prefix;
+  }
+  return undefined;
 }
 
 const NCNAME = /^[\p{L}_][\p{L}\p{N}_.\-·]*$/u;

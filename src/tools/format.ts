@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_INDENT } from '../limits.js';
+import { integerFromText } from './lenient-arguments.js';
 import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
 
 export const xmlFormat = defineTool({
@@ -9,7 +10,9 @@ export const xmlFormat = defineTool({
     'Pretty-print (indent > 0) or minify (indent 0) a document without changing its data: mixed content, xml:space="preserve", comments, CDATA and PIs are kept. Returns the new text.',
   input: z.object({
     ...documentArguments,
-    indent: z.int().min(0).max(MAX_INDENT).default(0).describe('Spaces per level; 0 minifies.'),
+    indent: z
+      .preprocess(integerFromText, z.int().min(0).max(MAX_INDENT).default(0))
+      .describe('Spaces per level; 0 minifies.'),
     empty_elements: z
       .enum(['self-closing', 'spaced', 'expanded'])
       .default('self-closing')

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { MAX_NAMESPACE_BINDINGS, MAX_NAMESPACE_URI_LENGTH, MAX_PREFIX_LENGTH } from '../limits.js';
+import { objectFromJsonText } from './lenient-arguments.js';
+
+/** The longest JSON text of bindings within the bounds (quotes, colon, comma, spaces). */
+const MAX_BINDINGS_TEXT = MAX_NAMESPACE_BINDINGS * (MAX_PREFIX_LENGTH + MAX_NAMESPACE_URI_LENGTH + 8) + 2;
 
 /**
  * Checks the bounds before zod reads a single binding, and stops at the first one past them: a
@@ -27,7 +31,8 @@ function outOfBounds(value: unknown): string | undefined {
 /** Prefix → namespace URI bindings, bounded in number and length (MAX_NAMESPACE_BINDINGS). */
 export const namespacesArgument = z
   .preprocess(
-    (value, context) => {
+    (given, context) => {
+      const value = objectFromJsonText(given, MAX_BINDINGS_TEXT);
       const problem = outOfBounds(value);
       if (problem) context.issues.push({ code: 'custom', input: value, message: problem });
       return value;

@@ -6,8 +6,10 @@ import {
   MAX_XPATH_LENGTH,
   MIN_OUTPUT_CHARS,
 } from '../limits.js';
+import { hintText, valuesText } from './answer-text.js';
 import { namespacesArgument } from './namespaces-argument.js';
 import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
+import { withXPath2Hint } from './xpath2-hints.js';
 
 const input = z.object({
   ...documentArguments,
@@ -37,7 +39,7 @@ export const xmlQuery = defineTool({
   name: 'xml_query',
   title: 'Query XML with XPath',
   description:
-    'Evaluate an XPath 1.0 expression on an XML document and get the exact answer: a count, a value, or the string-value of each matched node (one per line, document order). Use it instead of reading or counting by eye. Prefixed names need `namespaces`; call xml_inspect first to learn them.',
+    'Evaluate an XPath 1.0 expression on an XML document and get the exact answer: a count, a value, or the string-value of each matched node (one per line, document order). Use it instead of reading or counting by eye. Prefixed names need `namespaces` (xml_inspect lists them); an empty answer says when a name is in a namespace.',
   input,
   output,
   async run({ xml, xpath, namespaces, max_chars }, { engine, call, cacheAs }) {
@@ -50,8 +52,12 @@ export const xmlQuery = defineTool({
         budget,
         ...(cacheAs ? { cacheAs } : {}),
       };
-      const result = await engine.run('query', args, call);
-      return toolResult(render(result, xpath) + truncationNote(result, max_chars), { ...result });
+      const { hint, ...result } = await engine.run('query', args, call).catch((error: unknown) => {
+        throw withXPath2Hint(error, xpath);
+      });
+      return toolResult(render(result, xpath) + truncationNote(result, max_chars) + hintText(hint), {
+        ...result,
+      });
     });
   },
 });
@@ -68,10 +74,5 @@ function truncationNote(result: z.infer<typeof output>, maxChars: number): strin
 }
 
 function render(result: z.infer<typeof output>, xpath: string): string {
-  if (result.type !== 'node-set') return result.values[0] ?? '';
-  if (result.count === 0) return `No nodes matched \`${xpath}\`.`;
-  if (result.values.every((value) => value === '')) {
-    return `${result.count} node${result.count === 1 ? '' : 's'} matched \`${xpath}\`, all with empty text.`;
-  }
-  return result.values.join('\n');
+  return valuesText(result, xpath);
 }

@@ -70,11 +70,24 @@ export function inputKeys(tool: ToolDefinition): ReadonlySet<string> {
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
-  return JSON.parse(JSON.stringify(rest), (key, value) =>
-    // zod bounds every integer at ±2^53; those bounds say nothing to a model.
-    (key === 'maximum' || key === 'minimum') && Math.abs(value) === Number.MAX_SAFE_INTEGER
-      ? undefined
-      : value,
+  return JSON.parse(JSON.stringify(rest), (key, value) => (noise(key, value, io) ? undefined : value));
+}
+
+/**
+ * What zod writes that tells a model or a program nothing, paid for on every turn
+ * (docs/tool-design.md): bounds of ±2^53 on every integer, `propertyNames` of type string (every
+ * JSON key is one), and in output schemas a minimum of 0 on counts and `additionalProperties:
+ * false` (the server's own answers, never validated against more fields than it lists).
+ */
+function noise(key: string, value: unknown, io: 'input' | 'output'): boolean {
+  if ((key === 'maximum' || key === 'minimum') && Math.abs(value as number) === Number.MAX_SAFE_INTEGER) {
+    return true;
+  }
+  if (key === 'propertyNames')
+    return typeof value === 'object' && JSON.stringify(value) === '{"type":"string"}';
+  return (
+    io === 'output' &&
+    ((key === 'minimum' && value === 0) || (key === 'additionalProperties' && value === false))
   );
 }
 

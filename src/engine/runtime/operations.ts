@@ -2,10 +2,11 @@ import { LARGE_DOCUMENT_BYTES, MAX_CACHED_DOCUMENT_BYTES, MAX_SCHEMA_CHAIN } fro
 import { type CheckResult, check } from '../check.js';
 import { type FormatOptions, formatToBytes } from '../format.js';
 import { type InspectResult, inspectDocument } from '../inspect.js';
+import { type ExplainedResult, explainedQuery } from '../namespace-hints.js';
 import { parseDocument } from '../parse.js';
-import { type OutputBudget, type QueryResult, queryDocument } from '../query.js';
+import { type OutputBudget, queryDocument } from '../query.js';
 import { type ValidateResult, validate } from '../validate.js';
-import { guardExpression, type Namespaces } from '../xpath-guard.js';
+import { guardExpression, type Namespaces, unboundPrefix } from '../xpath-guard.js';
 import { DocumentCache } from './document-cache.js';
 
 /**
@@ -16,7 +17,7 @@ import { DocumentCache } from './document-cache.js';
 export interface Operations {
   query: {
     args: { xml: Uint8Array; xpath: string; namespaces: Namespaces; budget?: OutputBudget; cacheAs?: string };
-    result: QueryResult;
+    result: ExplainedResult;
   };
   inspect: { args: { xml: Uint8Array; maxChars?: number; cacheAs?: string }; result: InspectResult };
   check: { args: { xml: Uint8Array }; result: CheckResult };
@@ -71,8 +72,11 @@ function withQueryDocument<T>(
 export const operations: { [K in OperationName]: (args: Operations[K]['args']) => Operations[K]['result'] } =
   {
     query: ({ xml, xpath, namespaces, budget, cacheAs }) => {
-      guardExpression(xpath, namespaces);
-      return withQueryDocument(xml, cacheAs, (doc) => queryDocument(doc, xpath, namespaces, budget));
+      // An unbound prefix is explained from the document's declarations, so it waits for the parse.
+      if (unboundPrefix(xpath, namespaces) === undefined) guardExpression(xpath, namespaces);
+      return withQueryDocument(xml, cacheAs, (doc) =>
+        explainedQuery(doc, xpath, namespaces, () => queryDocument(doc, xpath, namespaces, budget)),
+      );
     },
     inspect: ({ xml, maxChars, cacheAs }) =>
       withQueryDocument(xml, cacheAs, (doc) =>

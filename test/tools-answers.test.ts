@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { inMemoryClient, type Result, text } from './support/in-memory-client.js';
+
+/* The answers a model reads (docs/behaviour.md §2), through the SDK's in-memory client. */
+
+const { call } = inMemoryClient('answers-test', { cacheDocuments: true });
+/** structuredContent without the session's handle (ADR 0016): the answer itself. */
+const answer = (result: Result) => {
+  const { document: _handle, ...rest } = (result.structuredContent ?? {}) as Record<string, unknown>;
+  return rest;
+};
+
+const ATOM = 'http://www.w3.org/2005/Atom';
+const atom = `<feed xmlns="${ATOM}"><title>F</title><entry><title>A</title><summary>one
+two</summary></entry><entry><title>B</title><summary>three</summary></entry></feed>`;
+const svg =
+  '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><use xlink:href="#a"/></svg>';
+
+describe('an empty answer that explains itself', () => {
+  it('keeps count 0 and structuredContent as they were, and says how to ask', async () => {
+    const result = await call('xml_query', { xml: atom, xpath: 'count(//entry)' });
+    expect(result.isError).toBeFalsy();
+    expect(answer(result)).toEqual({ type: 'number', count: 1, values: ['0'] });
+    expect(text(result)).toBe(
+      `0\nThe document has no \`entry\` elements in no namespace: they are in ${ATOM}, and an unprefixed name in XPath 1.0 means no namespace, even under a default namespace. So pass "namespaces": {"a":"${ATOM}"} and write \`count(//a:entry)\`.`,
+    );
+    const empty = await call('xml_query', { xml: atom, xpath: '//entry' });
+    expect(answer(empty)).toEqual({ type: 'node-set', count: 0, values: [] });
+    expect(text(empty)).toMatch(/^No nodes matched `\/\/entry`\.\n.*write `\/\/a:entry`\.$/);
+  });
+
+  it('answers the advice it gives', async () => {
+    const advised = await call('xml_query', {
+      xml: atom,
+      xpath: 'count(//a:entry)',
+      namespaces: { a: ATOM },
+    });
+    expect(text(advised)).toBe('2');
+  });
+
+  it('gives the binding of a prefix the document declares only for attributes', async () => {
+    const result = await call('xml_query', { xml: svg, xpath: '//@xlink:href' });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe(
+      'Prefix `xlink` is not bound: the document declares it as http://www.w3.org/1999/xlink, so pass "namespaces": {"xlink":"http://www.w3.org/1999/xlink"}.',
+    );
+  });
+});
+
+describe('XPath 2.0 functions', () => {
+  it('are an isError that says how to write them in XPath 1.0', async () => {
+    const result = await call('xml_query', { xml: '<r><p>3</p><p>7</p></r>', xpath: 'max(//p)' });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain(
+      '`max()` is not XPath 1.0; the largest is the node no other exceeds: `//p[not(. < //p)]`.',
+    );
+    expect(
+      text(await call('xml_query', { xml: '<r><p>3</p><p>7</p></r>', xpath: '//p[not(. < //p)]' })),
+    ).toBe('7');
+    const prefixed = await call('xml_query', { xml: '<r/>', xpath: 'fn:lower-case("A")' });
+    expect(text(prefixed)).toContain(
+      "translate(\"A\", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')",
+    );
+  });
+});
+
+describe('the text of an answer', () => {
+  it('states the count of a multi-node answer, one value a line', async () => {
+    const result = await call('xml_query', { xml: '<r><t>a</t><t>b</t></r>', xpath: '//t' });
+    expect(text(result)).toBe('2 nodes matched `//t`:\na\nb');
+    expect(answer(result)).toEqual({ type: 'node-set', count: 2, values: ['a', 'b'] });
+    expect(text(await call('xml_query', { xml: '<r><t>a</t></r>', xpath: '//t' }))).toBe('a');
+  });
+
+  it('numbers the values when one spans lines or is empty, so each stays apart', async () => {
+    const result = await call('xml_query', { xml: atom, xpath: '//a:summary', namespaces: { a: ATOM } });
+    expect(text(result)).toBe('2 nodes matched `//a:summary`:\n[1] one\ntwo\n[2] three');
+    const gaps = await call('xml_query', { xml: '<r><t>a</t><t/></r>', xpath: '//t' });
+    expect(text(gaps)).toBe('2 nodes matched `//t`:\n[1] a\n[2] ');
+  });
+
+  it('says an empty string in words, as it does an empty node-set', async () => {
+    const result = await call('xml_query', { xml: '<r><t/></r>', xpath: 'string(//t)' });
+    expect(text(result)).toBe('`string(//t)` is the empty string.');
+    expect(answer(result)).toEqual({ type: 'string', count: 1, values: [''] });
+  });
+
+  it('keeps the count exact and says what was cut', async () => {
+    const result = await call('xml_query', { xml: `<r>${'<t>x</t>'.repeat(1500)}</r>`, xpath: '//t' });
+    expect(text(result)).toMatch(/^1500 nodes matched `\/\/t`:\nx\n/);
+    expect(text(result)).toContain('Showing 1000 of 1500 values (500 left out)');
+  });
+});
+
+describe('a document argument that is a path or URL', () => {
+  const sentence = "pass the document's text, not its path or URL; this server never opens files.";
+  it.each([
+    ['xml_query', { xml: '/home/me/feed.xml', xpath: '//entry' }, 'xml'],
+    ['xml_inspect', { xml: 'https://example.org/feed.atom' }, 'xml'],
+    ['xml_check', { xml: 'C:\\data\\pom.xml' }, 'xml'],
+    ['xml_format', { xml: './pom.xml' }, 'xml'],
+    ['xml_validate', { xml: 'order.xml', xsd: '<xs:schema/>' }, 'xml'],
+    ['xml_validate', { xml: '<a/>', xsd: 'file:///schemas/order.xsd' }, 'xsd'],
+  ])('is refused by %s, naming the argument', async (tool, args, argument) => {
+    const result = await call(tool, args);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain(`The \`${argument}\` argument looks like a path or URL`);
+    expect(text(result)).toContain(sentence);
+  });
+
+  it('leaves text that is no path to the parser', async () => {
+    const result = await call('xml_check', { xml: 'just some words' });
+    expect(text(result)).toContain('not well-formed');
+  });
+});
+
+describe('arguments sent as JSON text', () => {
+  it('reads namespaces sent as the JSON text of an object', async () => {
+    const result = await call('xml_query', {
+      xml: atom,
+      xpath: 'count(//a:entry)',
+      namespaces: `{"a": "${ATOM}"}`,
+    });
+    expect(text(result)).toBe('2');
+  });
+
+  it('asks for an object when the text holds none', async () => {
+    for (const namespaces of ['a=urn:x', '["urn:x"]', '{"__proto__": "urn:x"}']) {
+      const result = await call('xml_query', { xml: atom, xpath: 'count(//a:entry)', namespaces });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toBe('The `namespaces` argument of xml_query must be an object, not a string.');
+    }
+  });
+
+  it('reads an indent sent as a numeric string, and still bounds it', async () => {
+    expect(text(await call('xml_format', { xml: '<a><b/></a>', indent: '2' }))).toBe('<a>\n  <b/>\n</a>');
+    expect(text(await call('xml_format', { xml: '<a><b/></a>' }))).toBe('<a><b/></a>');
+    const tooDeep = await call('xml_format', { xml: '<a/>', indent: '99' });
+    expect(tooDeep.isError).toBe(true);
+    expect(text(tooDeep)).toContain('indent');
+    expect(text(await call('xml_format', { xml: '<a/>', indent: 'two' }))).toBe(
+      'The `indent` argument of xml_format must be a number, not a string.',
+    );
+  });
+});
