@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inMemoryClient, type Result, text } from './support/in-memory-client.js';
+import { inMemoryClient, type CallResult as Result, textOf as text } from './support/in-memory-server.js';
 
 /* The answers a model reads (docs/behaviour.md §2), through the SDK's in-memory client. */
 

@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { EnginePool } from '../src/engine/runtime/pool.js';
 import { createServer } from '../src/server.js';
-import { inMemoryClient, type Result, text } from './support/in-memory-client.js';
+import { inMemoryClient, type CallResult as Result, textOf as text } from './support/in-memory-server.js';
 
 const { call, client } = inMemoryClient('tools-test');
 

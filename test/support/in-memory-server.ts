@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { afterAll, beforeAll } from 'vitest';
 import { EnginePool } from '../../src/engine/runtime/pool.js';
-import { createServer } from '../../src/server.js';
+import { createServer, type ServerOptions } from '../../src/server.js';
 
 export type CallResult = Awaited<ReturnType<Client['callTool']>>;
 
@@ -9,10 +10,11 @@ export type CallResult = Awaited<ReturnType<Client['callTool']>>;
 export async function connectInMemory(
   name: string,
   workers = 2,
+  options: ServerOptions = {},
 ): Promise<{ client: Client; close(): Promise<void> }> {
   const engine = new EnginePool({ size: workers });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createServer(engine).connect(serverSide);
+  await createServer(engine, options).connect(serverSide);
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(clientSide);
   return {
@@ -27,3 +29,26 @@ export async function connectInMemory(
 /** The first text content of a tool result. */
 export const textOf = (result: CallResult): string =>
   (result.content as Array<{ type: string; text: string }>)[0]?.text ?? '';
+
+/**
+ * `connectInMemory` for the test file that calls it: connected before its tests, closed after;
+ * `call` calls a tool, `client()` is the client itself.
+ */
+export function inMemoryClient(name: string, options: ServerOptions = {}) {
+  let connection: Awaited<ReturnType<typeof connectInMemory>> | undefined;
+  beforeAll(async () => {
+    connection = await connectInMemory(name, 2, options);
+  });
+  afterAll(async () => {
+    await connection?.close();
+  });
+  const client = (): Client => {
+    if (!connection) throw new Error('the in-memory client is connected in beforeAll');
+    return connection.client;
+  };
+  return {
+    client,
+    call: (tool: string, args: Record<string, unknown>) =>
+      client().callTool({ name: tool, arguments: args }) as Promise<CallResult>,
+  };
+}
