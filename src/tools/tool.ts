@@ -59,7 +59,8 @@ export function listing(tool: ToolDefinition): Tool {
     description: tool.description,
     inputSchema: jsonSchema(tool.input, 'input') as Tool['inputSchema'],
     ...(output ? { outputSchema: jsonSchema(output, 'output') as Tool['outputSchema'] } : {}),
-    annotations: { title: tool.title, ...ANNOTATIONS },
+    // The title once, where revisions since 2025-06-18 read it; `annotations.title` would repeat it.
+    annotations: ANNOTATIONS,
   };
 }
 
