@@ -3,9 +3,16 @@ import { type CheckResult, check } from '../check.js';
 import { type FormatOptions, formatToBytes } from '../format.js';
 import { type InspectResult, inspectDocument } from '../inspect.js';
 import { parseDocument } from '../parse.js';
-import { type OutputBudget, type QueryResult, queryDocument } from '../query.js';
+import {
+  type BatchEntry,
+  type OutputBudget,
+  type QueryOutput,
+  type QueryResult,
+  queryBatch,
+  queryDocument,
+} from '../query.js';
 import { type ValidateResult, validate } from '../validate.js';
-import { guardExpression, type Namespaces } from '../xpath-guard.js';
+import { checkBindings, guardExpression, type Namespaces } from '../xpath-guard.js';
 import { DocumentCache } from './document-cache.js';
 
 /**
@@ -15,8 +22,27 @@ import { DocumentCache } from './document-cache.js';
  */
 export interface Operations {
   query: {
-    args: { xml: Uint8Array; xpath: string; namespaces: Namespaces; budget?: OutputBudget; cacheAs?: string };
+    args: {
+      xml: Uint8Array;
+      xpath: string;
+      namespaces: Namespaces;
+      budget?: OutputBudget;
+      output?: QueryOutput;
+      cacheAs?: string;
+    };
     result: QueryResult;
+  };
+  /** xml_query with `xpath` as an array: every expression against one parse, answered in order. */
+  batch: {
+    args: {
+      xml: Uint8Array;
+      xpath: string[];
+      namespaces: Namespaces;
+      budget?: OutputBudget;
+      output?: QueryOutput;
+      cacheAs?: string;
+    };
+    result: { results: BatchEntry[] };
   };
   inspect: { args: { xml: Uint8Array; cacheAs?: string }; result: InspectResult };
   check: { args: { xml: Uint8Array }; result: CheckResult };
@@ -39,7 +65,7 @@ export function configureLimits(overrides: EngineLimits): void {
   if (overrides.maxSchemaChain !== undefined) limits.maxSchemaChain = overrides.maxSchemaChain;
 }
 
-/** This thread's parsed documents; only query and inspect share a parse, so only they use it. */
+/** This thread's parsed documents; only query, batch and inspect share a parse, so only they use it. */
 const cache = new DocumentCache(MAX_CACHED_DOCUMENT_BYTES, LARGE_DOCUMENT_BYTES);
 
 /**
@@ -70,9 +96,15 @@ function withQueryDocument<T>(
 
 export const operations: { [K in OperationName]: (args: Operations[K]['args']) => Operations[K]['result'] } =
   {
-    query: ({ xml, xpath, namespaces, budget, cacheAs }) => {
+    query: ({ xml, xpath, namespaces, budget, output, cacheAs }) => {
       guardExpression(xpath, namespaces);
-      return withQueryDocument(xml, cacheAs, (doc) => queryDocument(doc, xpath, namespaces, budget));
+      return withQueryDocument(xml, cacheAs, (doc) => queryDocument(doc, xpath, namespaces, budget, output));
+    },
+    batch: ({ xml, xpath, namespaces, budget, output, cacheAs }) => {
+      checkBindings(namespaces);
+      return withQueryDocument(xml, cacheAs, (doc) => ({
+        results: queryBatch(doc, xpath, namespaces, budget, output),
+      }));
     },
     inspect: ({ xml, cacheAs }) => withQueryDocument(xml, cacheAs, inspectDocument),
     check: ({ xml }) => {
