@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { type BatchEntry, CUT_MARK, type QueryResult } from '../engine/query.js';
 import {
   DEFAULT_OUTPUT_CHARS,
+  MAX_BATCH_EXPRESSIONS,
   MAX_OUTPUT_CHARS,
   MAX_OUTPUT_VALUES,
   MAX_XPATH_LENGTH,
@@ -9,15 +11,49 @@ import {
 import { namespacesArgument } from './namespaces-argument.js';
 import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
 
+/**
+ * A batch's bounds, checked before zod reads an element (so a huge array is refused at once, as
+ * in namespaces-argument.ts) and here rather than in the schema, which keeps tools/list small.
+ */
+function batchProblem(value: unknown): { message: string; path?: number[] } | undefined {
+  if (!Array.isArray(value)) return undefined;
+  if (value.length > MAX_BATCH_EXPRESSIONS) {
+    return {
+      message: `an array of ${value.length} expressions; the limit is ${MAX_BATCH_EXPRESSIONS}: split the batch`,
+    };
+  }
+  if (value.length === 0) return { message: 'an empty array; pass at least one expression' };
+  const long = value.findIndex((item) => typeof item === 'string' && item.length > MAX_XPATH_LENGTH);
+  return long === -1 ? undefined : { message: TOO_LONG, path: [long] };
+}
+
+const TOO_LONG = `longer than the limit of ${MAX_XPATH_LENGTH} characters; split the question into several shorter queries`;
+
 const input = z.object({
   ...documentArguments,
   xpath: z
-    .string()
-    .max(MAX_XPATH_LENGTH, {
-      error: `longer than the limit of ${MAX_XPATH_LENGTH} characters; split the question into several shorter queries`,
-    })
-    .describe('XPath 1.0 expression, evaluated with the document node as context, e.g. count(//item).'),
+    .preprocess(
+      (value, context) => {
+        if (typeof value !== 'string' && !Array.isArray(value)) {
+          // Read by parseArguments as "required" or "must be a string, not …".
+          context.issues.push({ code: 'invalid_type', expected: 'string', input: value });
+        }
+        const problem = batchProblem(value);
+        if (problem) context.issues.push({ code: 'custom', input: value, ...problem });
+        return value;
+      },
+      z.union([z.string().max(MAX_XPATH_LENGTH, { error: TOO_LONG }), z.array(z.string())], {
+        error: 'must be a string or an array of strings',
+      }),
+    )
+    .describe(
+      `XPath 1.0 expression, evaluated with the document node as context, e.g. count(//item); or an array of up to ${MAX_BATCH_EXPRESSIONS}, answered in order.`,
+    ),
   namespaces: namespacesArgument.optional(),
+  output: z
+    .enum(['values', 'xml', 'paths'])
+    .default('values')
+    .describe('Per matched node: string-value, markup, or location path and line.'),
   max_chars: z
     .int()
     .min(MIN_OUTPUT_CHARS)
@@ -26,11 +62,22 @@ const input = z.object({
     .describe('Output budget in characters; longer answers are cut (count stays exact).'),
 });
 
+/**
+ * One expression's answer (QueryResult); a batch answers `results` instead, one per expression in
+ * order, each of this same shape with its `xpath` and, when it failed, only its `error`. The
+ * schema refers to itself for the entries, which keeps tools/list small.
+ */
 const output = z.object({
-  type: z.enum(['node-set', 'number', 'string', 'boolean']),
-  count: z.int().min(0),
-  values: z.array(z.string()),
+  xpath: z.string().optional(),
+  type: z.enum(['node-set', 'number', 'string', 'boolean']).optional(),
+  count: z.int().min(0).optional(),
+  values: z.array(z.string()).optional(),
+  lines: z.array(z.int()).optional(),
   truncated: z.literal(true).optional(),
+  error: z.string().optional(),
+  get results() {
+    return z.array(output).optional();
+  },
 });
 
 export const xmlQuery = defineTool({
@@ -40,38 +87,93 @@ export const xmlQuery = defineTool({
     'Evaluate an XPath 1.0 expression on an XML document and get the exact answer: a count, a value, or the string-value of each matched node (one per line, document order). Use it instead of reading or counting by eye. Prefixed names need `namespaces`; call xml_inspect first to learn them.',
   input,
   output,
-  async run({ xml, xpath, namespaces, max_chars }, { engine, call, cacheAs }) {
+  async run({ xml, xpath, namespaces, output, max_chars }, { engine, call, cacheAs }) {
     return answering(async () => {
       const budget = { maxChars: max_chars, maxValues: MAX_OUTPUT_VALUES };
-      const args = {
+      const common = {
         xml: encode(xml),
-        xpath,
         namespaces: namespaces ?? {},
         budget,
+        output,
         ...(cacheAs ? { cacheAs } : {}),
       };
-      const result = await engine.run('query', args, call);
+      if (typeof xpath !== 'string') {
+        const { results } = await engine.run('batch', { ...common, xpath }, call);
+        return toolResult(renderBatch(results, max_chars), { results });
+      }
+      const result = await engine.run('query', { ...common, xpath }, call);
       return toolResult(render(result, xpath) + truncationNote(result, max_chars), { ...result });
     });
   },
 });
 
-function truncationNote(result: z.infer<typeof output>, maxChars: number): string {
+function truncationNote(result: QueryResult, maxChars: number, batch = false): string {
   if (!result.truncated) return '';
   const shown = result.values.length;
   const left = result.count - shown;
-  const what =
-    result.type === 'node-set'
-      ? `Showing ${shown} of ${result.count} values${left > 0 ? ` (${left} left out)` : ', the last one cut'}`
-      : 'The value was cut';
-  return `\n[${what}: output budget of ${MAX_OUTPUT_VALUES} values / ${maxChars} characters. Narrow the query (a predicate, [position() <= 20], count(...)) or raise max_chars.]`;
+  const cut = result.values.filter((value) => value.endsWith(CUT_MARK)).length;
+  const parts =
+    result.type !== 'node-set'
+      ? ['The value was cut']
+      : [
+          left > 0
+            ? `Showing ${shown} of ${result.count} ${result.lines ? 'paths' : 'values'} (${left} left out)`
+            : '',
+          cut > 0 ? `${cut} of the ${shown} shown cut where ${CUT_MARK} stands` : '',
+          left === 0 && cut === 0 ? `Showing ${shown} of ${result.count} values, the last one cut` : '',
+        ].filter(Boolean);
+  const budget = batch
+    ? `this expression's share of the ${maxChars}-character, ${MAX_OUTPUT_VALUES}-value budget the batch shares. Ask it alone, narrow it, or raise max_chars.`
+    : `output budget of ${MAX_OUTPUT_VALUES} values / ${maxChars} characters. ${
+        cut > 0
+          ? 'Select inside the nodes (their children, a field) or fewer of them, or raise max_chars.'
+          : 'Narrow the query (a predicate, [position() <= 20], count(...)) or raise max_chars.'
+      }`;
+  return `\n[${parts.join('; ')}: ${budget}]`;
 }
 
-function render(result: z.infer<typeof output>, xpath: string): string {
+function render(result: QueryResult, xpath: string): string {
   if (result.type !== 'node-set') return result.values[0] ?? '';
   if (result.count === 0) return `No nodes matched \`${xpath}\`.`;
+  if (result.lines)
+    return result.values.map((path, i) => `${path} (${lineText(result.lines?.[i])})`).join('\n');
   if (result.values.every((value) => value === '')) {
     return `${result.count} node${result.count === 1 ? '' : 's'} matched \`${xpath}\`, all with empty text.`;
   }
   return result.values.join('\n');
+}
+
+function lineText(line: number | undefined): string {
+  return line ? `line ${line}` : 'the document node, no line';
+}
+
+/**
+ * A batch reads as one numbered block per expression, the expression repeated in its heading
+ * and the answer indented under it, so no answer can be taken for its neighbour's.
+ */
+function renderBatch(results: BatchEntry[], maxChars: number): string {
+  return results
+    .map((entry, index) => {
+      const heading = `${index + 1}. \`${entry.xpath}\``;
+      if ('error' in entry) return `${heading} → error: ${indent(entry.error)}`;
+      const body =
+        entry.type !== 'node-set'
+          ? scalarText(entry)
+          : `${entry.count} node${entry.count === 1 ? '' : 's'}${entry.count === 0 ? ' matched.' : ':'}`;
+      const listed =
+        entry.type === 'node-set' && entry.count > 0 ? `\n   ${indent(render(entry, entry.xpath))}` : '';
+      return `${heading} → ${body}${listed}${indent(truncationNote(entry, maxChars, true))}`;
+    })
+    .join('\n');
+}
+
+function scalarText(entry: QueryResult): string {
+  const value = entry.values[0] ?? '';
+  if (entry.type === 'string' && value === '') return 'the empty string';
+  return value.includes('\n') ? `\n   ${indent(value)}` : value;
+}
+
+/** Continuation lines under an entry's heading. */
+function indent(text: string): string {
+  return text.replaceAll('\n', '\n   ');
 }

@@ -86,6 +86,45 @@ describe.each([
     expect(text(result)).toBe(String(count));
   });
 
+  it('answers markup, paths and a batch on an 8 MiB document, cutting its root early', async () => {
+    const session = await connect(options as ConstructorParameters<typeof Client>[1]);
+    const record = '<record id="x"><name>n</name></record>';
+    const count = Math.floor((8 * 1024 * 1024 - 20) / record.length);
+    const xml = `<records>${record.repeat(count)}</records>`;
+    const root = await session.callTool({
+      name: 'xml_query',
+      arguments: { xml, xpath: '/records', output: 'xml', max_chars: 1000 },
+    });
+    expect(root.structuredContent).toMatchObject({ type: 'node-set', count: 1, truncated: true });
+    const [markup] = (root.structuredContent as { values: string[] }).values;
+    expect(markup).toHaveLength(1000);
+    expect(markup?.startsWith(`<records>${record}`)).toBe(true);
+    expect(markup?.endsWith('…[cut]')).toBe(true);
+    const batch = await session.callTool({
+      name: 'xml_query',
+      arguments: {
+        xml,
+        xpath: ['count(//record)', '//record[3]/name', '//record[', '(//name)[2]'],
+        output: 'paths',
+      },
+    });
+    expect(batch.structuredContent).toEqual({
+      results: [
+        { xpath: 'count(//record)', type: 'number', count: 1, values: [String(count)] },
+        {
+          xpath: '//record[3]/name',
+          type: 'node-set',
+          count: 1,
+          values: ['/records/record[3]/name'],
+          lines: [1],
+        },
+        { xpath: '//record[', error: expect.stringContaining('not a valid XPath 1.0 expression') },
+        { xpath: '(//name)[2]', type: 'node-set', count: 1, values: ['/records/record[2]/name'], lines: [1] },
+      ],
+    });
+    expect(text(batch)).toContain('3. `//record[` → error:');
+  });
+
   it('reads large documents exactly and refuses the same ones', async () => {
     await expectLargeDocumentsReadExactly(await connect(options as ConstructorParameters<typeof Client>[1]));
   });
