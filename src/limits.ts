@@ -192,7 +192,7 @@ export const MAX_INDENT = 16;
  * a model's context (Claude Code caps tool output near 25,000 tokens, and the values appear in
  * both the text and structuredContent); `count` stays exact. `max_chars` moves the character
  * budget within [MIN, MAX]. A batch shares both bounds: its expressions are answered in order,
- * each within an equal share of what the ones before it left (docs/adr/0012-batch-queries.md).
+ * each within an equal share of what the ones before it left (docs/adr/0017-batch-queries.md).
  */
 export const DEFAULT_OUTPUT_CHARS = 20_000;
 export const MIN_OUTPUT_CHARS = 100;

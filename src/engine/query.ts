@@ -61,12 +61,7 @@ export function query(
   output: QueryOutput = 'values',
 ): QueryResult {
   guardExpression(expression, namespaces);
-  const doc = parseDocument(xml, 'query');
-  try {
-    return queryDocument(doc, expression, namespaces, budget, output);
-  } finally {
-    doc.dispose();
-  }
+  return parsedForQuery(xml, (doc) => queryDocument(doc, expression, namespaces, budget, output));
 }
 
 /** `query` on a document parsed for querying (`parseDocument(xml, 'query')`), which stays the caller's. */
@@ -91,16 +86,20 @@ export function queryAll(
   output: QueryOutput = 'values',
 ): BatchEntry[] {
   checkBindings(namespaces);
+  return parsedForQuery(xml, (doc) => queryBatch(doc, expressions, namespaces, budget, output));
+}
+
+function parsedForQuery<T>(xml: XmlSource, use: (doc: XmlDocument) => T): T {
   const doc = parseDocument(xml, 'query');
   try {
-    return queryBatch(doc, expressions, namespaces, budget, output);
+    return use(doc);
   } finally {
     doc.dispose();
   }
 }
 
 /**
- * Answers several expressions against one parsed document, in order (docs/adr/0012-batch-queries.md).
+ * Answers several expressions against one parsed document, in order (docs/adr/0017-batch-queries.md).
  * An expression that fails gets its own error and the others are still answered; only a
  * `namespaces` argument XPath cannot use fails the whole call. The output budget and the XPath
  * operation budget are the batch's: each expression gets an equal share of the characters and

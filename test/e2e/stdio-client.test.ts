@@ -17,6 +17,14 @@ async function connect(options: ConstructorParameters<typeof Client>[1] = {}): P
 }
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
+
+const RECORD = '<record id="x"><name>n</name></record>';
+
+/** As many records as fit in 8 MiB. */
+function recordsOf8MiB(): { xml: string; count: number } {
+  const count = Math.floor((8 * 1024 * 1024 - 20) / RECORD.length);
+  return { xml: `<records>${RECORD.repeat(count)}</records>`, count };
+}
 const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?.text;
 
 describe.each([
@@ -76,9 +84,7 @@ describe.each([
 
   it('queries an 8 MiB document', async () => {
     const session = await connect(options as ConstructorParameters<typeof Client>[1]);
-    const record = '<record id="x"><name>n</name></record>';
-    const count = Math.floor((8 * 1024 * 1024 - 20) / record.length);
-    const xml = `<records>${record.repeat(count)}</records>`;
+    const { xml, count } = recordsOf8MiB();
     const result = await session.callTool({
       name: 'xml_query',
       arguments: { xml, xpath: 'count(//record)' },
@@ -88,9 +94,7 @@ describe.each([
 
   it('answers markup, paths and a batch on an 8 MiB document, cutting its root early', async () => {
     const session = await connect(options as ConstructorParameters<typeof Client>[1]);
-    const record = '<record id="x"><name>n</name></record>';
-    const count = Math.floor((8 * 1024 * 1024 - 20) / record.length);
-    const xml = `<records>${record.repeat(count)}</records>`;
+    const { xml, count } = recordsOf8MiB();
     const root = await session.callTool({
       name: 'xml_query',
       arguments: { xml, xpath: '/records', output: 'xml', max_chars: 1000 },
@@ -98,7 +102,7 @@ describe.each([
     expect(root.structuredContent).toMatchObject({ type: 'node-set', count: 1, truncated: true });
     const [markup] = (root.structuredContent as { values: string[] }).values;
     expect(markup).toHaveLength(1000);
-    expect(markup?.startsWith(`<records>${record}`)).toBe(true);
+    expect(markup?.startsWith(`<records>${RECORD}`)).toBe(true);
     expect(markup?.endsWith('…[cut]')).toBe(true);
     const batch = await session.callTool({
       name: 'xml_query',

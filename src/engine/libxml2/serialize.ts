@@ -234,7 +234,8 @@ function escapeAttribute(text: string): string {
 }
 
 /**
- * The line a node starts on, as libxml2's xmlGetLineNo finds it: an element past line 65,535
+ * The node's line as libxml2's xmlGetLineNo finds it (for an element, the line where its start
+ * tag ends, which is where the parser stood when it made the node): an element past line 65,535
  * borrows the line its first text child recorded; an attribute or a namespace node has the line
  * of its element; the document node has none (undefined).
  */
