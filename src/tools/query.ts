@@ -47,13 +47,13 @@ const input = z.object({
       }),
     )
     .describe(
-      `XPath 1.0 expression, evaluated with the document node as context, e.g. count(//item); or an array of up to ${MAX_BATCH_EXPRESSIONS}, answered in order.`,
+      `XPath 1.0 expression, evaluated with the document node as context, e.g. count(//item); or an array of up to ${MAX_BATCH_EXPRESSIONS}.`,
     ),
   namespaces: namespacesArgument.optional(),
   output: z
     .enum(['values', 'xml', 'paths'])
     .default('values')
-    .describe('Per matched node: string-value, markup, or location path and line.'),
+    .describe('Per node: string-value, markup, or location path and line.'),
   max_chars: z
     .int()
     .min(MIN_OUTPUT_CHARS)
@@ -65,7 +65,8 @@ const input = z.object({
 /**
  * One expression's answer (QueryResult); a batch answers `results` instead, one per expression in
  * order, each of this same shape with its `xpath` and, when it failed, only its `error`. The
- * schema refers to itself for the entries, which keeps tools/list small.
+ * entries are listed as `{"$ref": "#"}`, this very schema (whatever fields the listing adds to
+ * it), which keeps tools/list small.
  */
 const output = z.object({
   xpath: z.string().optional(),
@@ -75,9 +76,7 @@ const output = z.object({
   lines: z.array(z.int()).optional(),
   truncated: z.literal(true).optional(),
   error: z.string().optional(),
-  get results() {
-    return z.array(output).optional();
-  },
+  results: z.array(z.unknown().meta({ $ref: '#' })).optional(),
 });
 
 export const xmlQuery = defineTool({
