@@ -83,6 +83,21 @@ export const MAX_SCHEMA_CHAIN = 500;
 export const MAX_XPATH_OPERATIONS = 50_000_000;
 
 /**
+ * Expressions in one xml_query batch (`xpath` as an array), evaluated against one parse. Each is
+ * bounded like a single expression (MAX_XPATH_LENGTH); the array is refused past this count as
+ * the arguments are read, before the call waits for a worker.
+ */
+export const MAX_BATCH_EXPRESSIONS = 32;
+
+/**
+ * XPath steps a whole batch may take, shared in order: each expression may take what the ones
+ * before it left. A batch thus costs at most what one runaway expression does (32 runaways would
+ * otherwise run ~32 s, past the call's time budget, and cost a worker); 5·10^7 steps still hold
+ * a hundred `count(//record)` on an 8 MiB document. The expressions left say so.
+ */
+export const MAX_BATCH_XPATH_OPERATIONS = MAX_XPATH_OPERATIONS;
+
+/**
  * Parsed documents a worker keeps for repeat calls, counted as source bytes (a parsed document
  * takes ~6× its text in the heap, which never shrinks): one 8 MiB document and a few small ones.
  */
@@ -184,12 +199,22 @@ export const MAX_INDENT = 16;
  * Output budget of one query answer. Values are cut past either bound so an answer cannot flood
  * a model's context (Claude Code caps tool output near 25,000 tokens, and the values appear in
  * both the text and structuredContent); `count` stays exact. `max_chars` moves the character
- * budget within [MIN, MAX].
+ * budget within [MIN, MAX]. A batch shares both bounds: its expressions are answered in order,
+ * each within an equal share of what the ones before it left (docs/adr/0019-batch-queries.md).
  */
 export const DEFAULT_OUTPUT_CHARS = 20_000;
 export const MIN_OUTPUT_CHARS = 100;
 export const MAX_OUTPUT_CHARS = 200_000;
 export const MAX_OUTPUT_VALUES = 1_000;
+
+/**
+ * With `output: "xml"` each matched node is cut at its share of what is left of the character
+ * budget (the budget over the nodes still to show), but never at fewer than this many characters
+ * while the budget lasts: one node matched gets the whole budget, twelve POM dependencies get a
+ * twelfth each, and `//*` on a large document shows its first nodes ~200 characters each
+ * instead of a thousand fragments of twenty.
+ */
+export const MIN_NODE_MARKUP_CHARS = 200;
 
 /**
  * Output budget of one validation answer, for the same reason as a query's: listing them all,

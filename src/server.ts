@@ -20,7 +20,9 @@ const INSTRUCTIONS =
   '(`document: d_…`), which later calls take as `document` instead (not in stateless HTTP requests). ' +
   'On an unfamiliar document call xml_inspect first: it gives the element names and the namespaces ' +
   'xml_query needs. Then use xml_query for counts, values and filters: XPath 1.0 only (no lower-case(), ' +
-  'max() or matches()), where an unprefixed name matches only elements in no namespace. xml_check for ' +
+  'max() or matches()), where an unprefixed name matches only elements in no namespace. Ask several ' +
+  'questions in one call with an array of expressions; `output: "xml"` shows matched records whole, ' +
+  '`"paths"` where they are. xml_check for ' +
   'well-formedness; xml_validate for XSD; xml_format to pretty-print.';
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));

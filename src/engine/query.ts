@@ -1,21 +1,53 @@
 import type { XmlDocument } from 'libxml2-wasm';
-import { DEFAULT_OUTPUT_CHARS, MAX_OUTPUT_VALUES, MAX_XPATH_OPERATIONS } from '../limits.js';
-import { EngineError } from './errors.js';
-import { type DocumentRef, documentPointer, stringValue } from './libxml2/tree.js';
-import { evaluateXPath, isXPathFailure, type XPathFailure, type XPathValue } from './libxml2/xpath.js';
+import {
+  DEFAULT_OUTPUT_CHARS,
+  MAX_BATCH_XPATH_OPERATIONS,
+  MAX_OUTPUT_VALUES,
+  MAX_XPATH_OPERATIONS,
+  MIN_NODE_MARKUP_CHARS,
+} from '../limits.js';
+import { EngineError, type EngineErrorCode } from './errors.js';
+import { cutAt, lineOf, serializeNode } from './libxml2/serialize.js';
+import { type DocumentRef, documentPointer, type NodeRef, stringValue } from './libxml2/tree.js';
+import {
+  evaluateXPath,
+  isXPathFailure,
+  type XPathCost,
+  type XPathFailure,
+  type XPathValue,
+} from './libxml2/xpath.js';
+import { type ExplainedResult, explainedQuery } from './namespace-hints.js';
+import { PathWriter } from './node-path.js';
 import { parseDocument, type XmlSource } from './parse.js';
-import { guardExpression, type Namespaces } from './xpath-guard.js';
+import { checkBindings, guardExpression, type Namespaces } from './xpath-guard.js';
 import { xpathNumberToString } from './xpath-number.js';
 
 export interface QueryResult {
   type: 'node-set' | 'number' | 'string' | 'boolean';
   /** Nodes in a node-set; 1 for a scalar. */
   count: number;
-  /** String-values in document order, or the one scalar value. */
+  /** String-values (or markup, or paths: `QueryOutput`) in document order, or the one scalar value. */
   values: string[];
-  /** Present when the output budget cut `values`: the count stays exact. */
+  /** With `output: "paths"`: the line of each node in `values`, 0 for the document node (it has none). */
+  lines?: number[];
+  /** Present when the output budget cut `values` (or, as markup, a node in it): the count stays exact. */
   truncated?: true;
 }
+
+/**
+ * What a node-set answers (docs/behaviour.md §2): each node's string-value, its markup, or its
+ * location path and line. Scalars answer their value whatever is asked.
+ */
+export type QueryOutput = 'values' | 'xml' | 'paths';
+
+/** Ends a node's markup that was cut at its share of the budget. */
+export const CUT_MARK = '…[cut]';
+
+/**
+ * One expression of a batch: its answer (with the sentence that explains an empty one), or the
+ * sentence saying why it has none and the error's code.
+ */
+export type BatchEntry = { xpath: string } & (ExplainedResult | { error: string; code: EngineErrorCode });
 
 export interface OutputBudget {
   maxChars: number;
@@ -30,14 +62,10 @@ export function query(
   expression: string,
   namespaces: Namespaces = {},
   budget: OutputBudget = DEFAULT_BUDGET,
+  output: QueryOutput = 'values',
 ): QueryResult {
   guardExpression(expression, namespaces);
-  const doc = parseDocument(xml, 'query');
-  try {
-    return queryDocument(doc, expression, namespaces, budget);
-  } finally {
-    doc.dispose();
-  }
+  return parsedForQuery(xml, (doc) => queryDocument(doc, expression, namespaces, budget, output));
 }
 
 /** `query` on a document parsed for querying (`parseDocument(xml, 'query')`), which stays the caller's. */
@@ -46,10 +74,113 @@ export function queryDocument(
   expression: string,
   namespaces: Namespaces = {},
   budget: OutputBudget = DEFAULT_BUDGET,
+  output: QueryOutput = 'values',
 ): QueryResult {
   guardExpression(expression, namespaces);
+  const reading = { output, budget, paths: new PathWriter(namespaces), opLimit: MAX_XPATH_OPERATIONS };
+  return answer(documentPointer(doc), expression, namespaces, reading);
+}
+
+/** Parses once and answers every expression of a batch (`queryBatch`). */
+export function queryAll(
+  xml: XmlSource,
+  expressions: readonly string[],
+  namespaces: Namespaces = {},
+  budget: OutputBudget = DEFAULT_BUDGET,
+  output: QueryOutput = 'values',
+): BatchEntry[] {
+  checkBindings(namespaces);
+  return parsedForQuery(xml, (doc) => queryBatch(doc, expressions, namespaces, budget, output));
+}
+
+function parsedForQuery<T>(xml: XmlSource, use: (doc: XmlDocument) => T): T {
+  const doc = parseDocument(xml, 'query');
+  try {
+    return use(doc);
+  } finally {
+    doc.dispose();
+  }
+}
+
+/**
+ * Answers several expressions against one parsed document, in order (docs/adr/0019-batch-queries.md).
+ * An expression that fails gets its own error and the others are still answered; only a
+ * `namespaces` argument XPath cannot use fails the whole call. The output budget and the XPath
+ * operation budget are the batch's: each expression gets an equal share of the characters and
+ * values the ones before it left, and the XPath steps they left (MAX_BATCH_XPATH_OPERATIONS).
+ */
+export function queryBatch(
+  doc: XmlDocument,
+  expressions: readonly string[],
+  namespaces: Namespaces = {},
+  budget: OutputBudget = DEFAULT_BUDGET,
+  output: QueryOutput = 'values',
+): BatchEntry[] {
+  checkBindings(namespaces);
   const docPtr = documentPointer(doc);
-  return stringOfNumber(docPtr, expression, namespaces) ?? evaluate(docPtr, expression, namespaces, budget);
+  const paths = new PathWriter(namespaces);
+  let chars = budget.maxChars;
+  let values = budget.maxValues;
+  let operations = MAX_BATCH_XPATH_OPERATIONS;
+  return expressions.map((xpath, index) => {
+    const left = expressions.length - index;
+    const share = { maxChars: Math.floor(chars / left), maxValues: Math.floor(values / left) };
+    if (operations <= 0) {
+      return {
+        xpath,
+        error: `Not evaluated: the expressions before it used this call's budget of ${MAX_BATCH_XPATH_OPERATIONS} XPath steps. Ask it in a call of its own.`,
+        code: 'budget-exceeded',
+      };
+    }
+    const cost = { operations: 0 };
+    const opLimit = Math.min(MAX_XPATH_OPERATIONS, operations);
+    try {
+      const result = explainedQuery(doc, xpath, namespaces, () => {
+        guardExpression(xpath, namespaces);
+        return answer(docPtr, xpath, namespaces, { output, budget: share, paths, opLimit, cost });
+      });
+      chars -= charsOf(result);
+      values -= result.values.length;
+      return { xpath, ...result };
+    } catch (error) {
+      if (!(error instanceof EngineError)) throw error;
+      // The entry stands for the argument: "The `xpath` argument is empty" reads as the whole array.
+      const message = error.message.replace(/^The `xpath` argument/, 'The expression');
+      return { xpath, error: message, code: error.code };
+    } finally {
+      operations -= cost.operations;
+    }
+  });
+}
+
+/** How to read one expression's answer, and what it may spend. */
+interface Reading {
+  output: QueryOutput;
+  budget: OutputBudget;
+  paths: PathWriter;
+  opLimit: number;
+  /** Adds up the XPath steps taken, for a batch's shared budget. */
+  cost?: XPathCost;
+}
+
+function answer(
+  docPtr: DocumentRef,
+  expression: string,
+  namespaces: Namespaces,
+  reading: Reading,
+): QueryResult {
+  return (
+    stringOfNumber(docPtr, expression, namespaces, reading) ??
+    evaluateWith(docPtr, expression, namespaces, reading)
+  );
+}
+
+/** Characters an answer takes in the budget: its values, and for paths the line numbers too. */
+function charsOf(result: QueryResult): number {
+  let chars = 0;
+  for (const value of result.values) chars += value.length;
+  for (const line of result.lines ?? []) chars += String(line).length + 1;
+  return chars;
 }
 
 /**
@@ -62,10 +193,11 @@ function stringOfNumber(
   docPtr: DocumentRef,
   expression: string,
   namespaces: Namespaces,
+  reading: Reading,
 ): QueryResult | undefined {
   const inner = soleArgumentOf('string', expression);
   if (inner === undefined) return undefined;
-  const value = evaluate(docPtr, inner, namespaces);
+  const value = evaluateWith(docPtr, inner, namespaces, { ...reading, output: 'values' });
   return value.type === 'number' ? { type: 'string', count: 1, values: value.values } : undefined;
 }
 
@@ -98,21 +230,47 @@ export function evaluate(
   namespaces: Namespaces,
   budget: OutputBudget = DEFAULT_BUDGET,
 ): QueryResult {
-  const result = evaluateXPath(doc, expression, namespaces, MAX_XPATH_OPERATIONS, (value) =>
-    readResult(value, budget),
+  const reading = {
+    output: 'values',
+    budget,
+    paths: new PathWriter(namespaces),
+    opLimit: MAX_XPATH_OPERATIONS,
+  } as const;
+  return evaluateWith(doc, expression, namespaces, reading);
+}
+
+function evaluateWith(
+  doc: DocumentRef,
+  expression: string,
+  namespaces: Namespaces,
+  reading: Reading,
+): QueryResult {
+  const spent = { operations: 0 };
+  const result = evaluateXPath(
+    doc,
+    expression,
+    namespaces,
+    reading.opLimit,
+    (value) => readResult(value, reading),
+    spent,
   );
-  if (isXPathFailure(result)) throw failureError(expression, result);
+  if (reading.cost) reading.cost.operations += spent.operations;
+  if (isXPathFailure(result)) throw failureError(expression, result, reading.opLimit);
   return result;
 }
 
-function readResult(value: XPathValue, budget: OutputBudget): QueryResult {
+function readResult(value: XPathValue, reading: Reading): QueryResult {
+  const { budget } = reading;
   switch (value.type) {
-    case 'node-set':
-      return {
-        type: 'node-set',
-        count: value.size,
-        ...withinBudget(value.size, (i) => stringValue(value.node(i)), budget),
-      };
+    case 'node-set': {
+      const read =
+        reading.output === 'xml'
+          ? markupWithinBudget(value.size, value.node, budget)
+          : reading.output === 'paths'
+            ? pathsWithinBudget(value.size, value.node, budget, reading.paths)
+            : withinBudget(value.size, (i) => stringValue(value.node(i)), budget);
+      return { type: 'node-set', count: value.size, ...read };
+    }
     case 'boolean':
       return { type: 'boolean', count: 1, values: [value.value ? 'true' : 'false'] };
     case 'number':
@@ -153,16 +311,64 @@ function withinBudget(
   return { values };
 }
 
-/** The first `length` UTF-16 units, one fewer if the cut would split a surrogate pair. */
-function cutAt(value: string, length: number): string {
-  const code = value.charCodeAt(length - 1);
-  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
+/**
+ * Each node as markup, in document order, cut at its share of what is left of the budget: the
+ * characters left over the nodes still to show (at most maxValues of them), but at least
+ * MIN_NODE_MARKUP_CHARS while they last. A small node leaves its unused share to the nodes after
+ * it. Serialising stops at the share, so a huge subtree costs no more than its share.
+ */
+function markupWithinBudget(
+  size: number,
+  nodeAt: (index: number) => NodeRef,
+  budget: OutputBudget,
+): Pick<QueryResult, 'values' | 'truncated'> {
+  const values: string[] = [];
+  const shown = Math.min(size, budget.maxValues);
+  let chars = 0;
+  let truncated = false;
+  for (let i = 0; i < size; i++) {
+    const remaining = budget.maxChars - chars;
+    const share = Math.min(remaining, Math.max(MIN_NODE_MARKUP_CHARS, Math.floor(remaining / (shown - i))));
+    if (i >= shown || share <= CUT_MARK.length) return { values, truncated: true };
+    const markup = serializeNode(nodeAt(i), share);
+    const value = markup.cut ? cutAt(markup.text, share - CUT_MARK.length) + CUT_MARK : markup.text;
+    truncated ||= markup.cut;
+    values.push(value);
+    chars += value.length;
+  }
+  return truncated ? { values, truncated: true } : { values };
 }
 
-function failureError(expression: string, failure: XPathFailure): EngineError {
+/**
+ * Each node's location path and line. A path is never cut (half a path selects something
+ * else): one that does not fit ends the list.
+ */
+function pathsWithinBudget(
+  size: number,
+  nodeAt: (index: number) => NodeRef,
+  budget: OutputBudget,
+  paths: PathWriter,
+): Pick<QueryResult, 'values' | 'lines' | 'truncated'> {
+  const values: string[] = [];
+  const lines: number[] = [];
+  let chars = 0;
+  for (let i = 0; i < size; i++) {
+    if (values.length >= budget.maxValues) return { values, lines, truncated: true };
+    const node = nodeAt(i);
+    const path = paths.pathOf(node);
+    const line = lineOf(node) ?? 0;
+    chars += path.length + String(line).length + 1;
+    if (chars > budget.maxChars) return { values, lines, truncated: true };
+    values.push(path);
+    lines.push(line);
+  }
+  return { values, lines };
+}
+
+function failureError(expression: string, failure: XPathFailure, opLimit: number): EngineError {
   return failure.failed === 'compile'
     ? compileError(expression, failure)
-    : evaluationError(expression, failure);
+    : evaluationError(expression, failure, opLimit);
 }
 
 function compileError(expression: string, { reason, position }: XPathFailure): EngineError {
@@ -176,12 +382,15 @@ function compileError(expression: string, { reason, position }: XPathFailure): E
   });
 }
 
-function evaluationError(expression: string, { reason }: XPathFailure): EngineError {
+function evaluationError(expression: string, { reason }: XPathFailure, opLimit: number): EngineError {
   if (/operation limit/i.test(reason)) {
-    return new EngineError({
-      code: 'budget-exceeded',
-      message: `The expression \`${expression}\` ran past the operation budget of ${MAX_XPATH_OPERATIONS} XPath steps and was stopped. Narrow it: a more specific path instead of \`//\`, fewer nested predicates over the whole document, or count(...) instead of listing.`,
-    });
+    const narrow =
+      'a more specific path instead of `//`, fewer nested predicates over the whole document, or count(...) instead of listing.';
+    const message =
+      opLimit < MAX_XPATH_OPERATIONS
+        ? `The expression \`${expression}\` ran past the ${opLimit} XPath steps left of this batch's budget of ${MAX_BATCH_XPATH_OPERATIONS} and was stopped. Ask it in a call of its own, or narrow it: ${narrow}`
+        : `The expression \`${expression}\` ran past the operation budget of ${MAX_XPATH_OPERATIONS} XPath steps and was stopped. Narrow it: ${narrow}`;
+    return new EngineError({ code: 'budget-exceeded', message });
   }
   return new EngineError({
     code: 'xpath-failed',

@@ -68,7 +68,7 @@ export function unboundPrefix(expression: string, namespaces: Namespaces): strin
 const NCNAME = /^[\p{L}_][\p{L}\p{N}_.\-·]*$/u;
 
 /** A binding XPath can use: an NCName prefix and a non-empty URI (XPath 1.0 has no default namespace). */
-function checkBindings(namespaces: Namespaces): void {
+export function checkBindings(namespaces: Namespaces): void {
   for (const [prefix, uri] of Object.entries(namespaces)) {
     if (prefix === '') {
       throw new EngineError({

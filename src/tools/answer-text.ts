@@ -1,9 +1,8 @@
 import type { QueryResult } from '../engine/query.js';
 
 /**
- * The text of one `values` answer (docs/behaviour.md §2): a scalar as itself; the empty string
- * and an empty node-set in words; several nodes under a line that gives their count, one value
- * a line, numbered when a value is empty or spans lines so that each stays visibly apart.
+ * The text of one answer (docs/behaviour.md §2): a scalar as itself; the empty string and an
+ * empty node-set in words; several nodes under a line that gives their count, then `nodeLines`.
  */
 export function valuesText(result: QueryResult, xpath: string): string {
   const [first = ''] = result.values;
@@ -11,13 +10,32 @@ export function valuesText(result: QueryResult, xpath: string): string {
     return `\`${xpath}\` is the empty string.`;
   if (result.type !== 'node-set') return first;
   if (result.count === 0) return `No nodes matched \`${xpath}\`.`;
-  if (result.values.every((value) => value === '')) {
+  if (allEmpty(result)) {
     return `${result.count} node${result.count === 1 ? '' : 's'} matched \`${xpath}\`, all with empty text.`;
   }
-  if (result.count === 1) return first;
-  const apart = result.values.some((value) => value === '' || /[\n\r]/.test(value));
-  const values = apart ? result.values.map((value, index) => `[${index + 1}] ${value}`) : result.values;
-  return [`${result.count} nodes matched \`${xpath}\`:`, ...values].join('\n');
+  if (result.count === 1) return nodeLines(result);
+  return `${result.count} nodes matched \`${xpath}\`:\n${nodeLines(result)}`;
+}
+
+/** Every value shown is an empty string-value (markup and paths never are). */
+export function allEmpty(result: QueryResult): boolean {
+  return result.lines === undefined && result.values.every((value) => value === '');
+}
+
+/**
+ * The nodes of a node-set, one a line: a path with its line, or a value (string-value or markup),
+ * numbered when one of several is empty or spans lines so that each stays visibly apart.
+ */
+export function nodeLines(result: QueryResult): string {
+  const { lines } = result;
+  if (lines) return result.values.map((path, i) => `${path} (${lineText(lines[i])})`).join('\n');
+  const apart =
+    result.values.length > 1 && result.values.some((value) => value === '' || /[\n\r]/.test(value));
+  return (apart ? result.values.map((value, index) => `[${index + 1}] ${value}`) : result.values).join('\n');
+}
+
+function lineText(line: number | undefined): string {
+  return line ? `line ${line}` : 'the document node, no line';
 }
 
 /** A sentence the engine added to an empty answer, on a line of its own after it. */

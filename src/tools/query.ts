@@ -1,25 +1,62 @@
 import { z } from 'zod';
+import { EngineError } from '../engine/errors.js';
+import { type BatchEntry, CUT_MARK, type QueryResult } from '../engine/query.js';
 import {
   DEFAULT_OUTPUT_CHARS,
+  MAX_BATCH_EXPRESSIONS,
   MAX_OUTPUT_CHARS,
   MAX_OUTPUT_VALUES,
   MAX_XPATH_LENGTH,
   MIN_OUTPUT_CHARS,
 } from '../limits.js';
-import { hintText, valuesText } from './answer-text.js';
+import { allEmpty, hintText, nodeLines, valuesText } from './answer-text.js';
 import { namespacesArgument } from './namespaces-argument.js';
 import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
 import { withXPath2Hint } from './xpath2-hints.js';
 
+/**
+ * A batch's bounds, checked before zod reads an element (so a huge array is refused at once, as
+ * in namespaces-argument.ts) and here rather than in the schema, which keeps tools/list small.
+ */
+function batchProblem(value: unknown): { message: string; path?: number[] } | undefined {
+  if (!Array.isArray(value)) return undefined;
+  if (value.length > MAX_BATCH_EXPRESSIONS) {
+    return {
+      message: `an array of ${value.length} expressions; the limit is ${MAX_BATCH_EXPRESSIONS}: split the batch`,
+    };
+  }
+  if (value.length === 0) return { message: 'an empty array; pass at least one expression' };
+  const long = value.findIndex((item) => typeof item === 'string' && item.length > MAX_XPATH_LENGTH);
+  return long === -1 ? undefined : { message: TOO_LONG, path: [long] };
+}
+
+const TOO_LONG = `longer than the limit of ${MAX_XPATH_LENGTH} characters; split the question into several shorter queries`;
+
 const input = z.object({
   ...documentArguments,
   xpath: z
-    .string()
-    .max(MAX_XPATH_LENGTH, {
-      error: `longer than the limit of ${MAX_XPATH_LENGTH} characters; split the question into several shorter queries`,
-    })
-    .describe('XPath 1.0 expression, evaluated with the document node as context, e.g. count(//item).'),
+    .preprocess(
+      (value, context) => {
+        if (typeof value !== 'string' && !Array.isArray(value)) {
+          // Read by parseArguments as "required" or "must be a string, not …".
+          context.issues.push({ code: 'invalid_type', expected: 'string', input: value });
+        }
+        const problem = batchProblem(value);
+        if (problem) context.issues.push({ code: 'custom', input: value, ...problem });
+        return value;
+      },
+      z.union([z.string().max(MAX_XPATH_LENGTH, { error: TOO_LONG }), z.array(z.string())], {
+        error: 'must be a string or an array of strings',
+      }),
+    )
+    .describe(
+      `XPath 1.0 expression, evaluated with the document node as context, e.g. count(//item); or an array of up to ${MAX_BATCH_EXPRESSIONS}.`,
+    ),
   namespaces: namespacesArgument.optional(),
+  output: z
+    .enum(['values', 'xml', 'paths'])
+    .default('values')
+    .describe('Per node: string-value, markup, or location path and line.'),
   max_chars: z
     .int()
     .min(MIN_OUTPUT_CHARS)
@@ -28,51 +65,123 @@ const input = z.object({
     .describe('Output budget in characters; longer answers are cut (count stays exact).'),
 });
 
+/**
+ * One expression's answer (QueryResult); a batch answers `results` instead, one per expression in
+ * order, each of this same shape with its `xpath` and, when it failed, only its `error`. The
+ * entries are listed as `{"$ref": "#"}`, this very schema (whatever fields the listing adds to
+ * it), which keeps tools/list small.
+ */
 const output = z.object({
-  type: z.enum(['node-set', 'number', 'string', 'boolean']),
-  count: z.int().min(0),
-  values: z.array(z.string()),
+  xpath: z.string().optional(),
+  type: z.enum(['node-set', 'number', 'string', 'boolean']).optional(),
+  count: z.int().min(0).optional(),
+  values: z.array(z.string()).optional(),
+  lines: z.array(z.int()).optional(),
   truncated: z.literal(true).optional(),
+  error: z.string().optional(),
+  results: z.array(z.unknown().meta({ $ref: '#' })).optional(),
 });
 
 export const xmlQuery = defineTool({
   name: 'xml_query',
   title: 'Query XML with XPath',
   description:
-    'Evaluate an XPath 1.0 expression on an XML document and get the exact answer: a count, a value, or the string-value of each matched node (one per line, document order). Use it instead of reading or counting by eye. Prefixed names need `namespaces` (xml_inspect lists them); an empty answer says when a name is in a namespace.',
+    'Evaluate XPath 1.0 on an XML document and get the exact answer: a count, a value, or each matched node in document order as its string-value, markup or path (`output`); an array of expressions is answered in order from one parse. Use it instead of reading or counting by eye. Prefixed names need `namespaces` (xml_inspect lists them); an empty answer says when a name is in a namespace.',
   input,
   output,
-  async run({ xml, xpath, namespaces, max_chars }, { engine, call, cacheAs }) {
+  async run({ xml, xpath, namespaces, output, max_chars }, { engine, call, cacheAs }) {
     return answering(async () => {
       const budget = { maxChars: max_chars, maxValues: MAX_OUTPUT_VALUES };
-      const args = {
+      const common = {
         xml: encode(xml),
-        xpath,
         namespaces: namespaces ?? {},
         budget,
+        output,
         ...(cacheAs ? { cacheAs } : {}),
       };
-      const { hint, ...result } = await engine.run('query', args, call).catch((error: unknown) => {
-        throw withXPath2Hint(error, xpath);
-      });
-      return toolResult(render(result, xpath) + truncationNote(result, max_chars) + hintText(hint), {
+      if (typeof xpath !== 'string') {
+        const { results } = await engine.run('batch', { ...common, xpath }, call);
+        return toolResult(renderBatch(results, max_chars), { results: results.map(structuredEntry) });
+      }
+      const { hint, ...result } = await engine
+        .run('query', { ...common, xpath }, call)
+        .catch((error: unknown) => {
+          throw withXPath2Hint(error, xpath);
+        });
+      return toolResult(valuesText(result, xpath) + truncationNote(result, max_chars) + hintText(hint), {
         ...result,
       });
     });
   },
 });
 
-function truncationNote(result: z.infer<typeof output>, maxChars: number): string {
+function truncationNote(result: QueryResult, maxChars: number, batch = false): string {
   if (!result.truncated) return '';
   const shown = result.values.length;
   const left = result.count - shown;
-  const what =
-    result.type === 'node-set'
-      ? `Showing ${shown} of ${result.count} values${left > 0 ? ` (${left} left out)` : ', the last one cut'}`
-      : 'The value was cut';
-  return `\n[${what}: output budget of ${MAX_OUTPUT_VALUES} values / ${maxChars} characters. Narrow the query (a predicate, [position() <= 20], count(...)) or raise max_chars.]`;
+  const cut = result.values.filter((value) => value.endsWith(CUT_MARK)).length;
+  const parts =
+    result.type !== 'node-set'
+      ? ['The value was cut']
+      : [
+          left > 0
+            ? `Showing ${shown} of ${result.count} ${result.lines ? 'paths' : 'values'} (${left} left out)`
+            : '',
+          cut > 0 ? `${cut} of the ${shown} shown cut where ${CUT_MARK} stands` : '',
+          left === 0 && cut === 0 ? `Showing ${shown} of ${result.count} values, the last one cut` : '',
+        ].filter(Boolean);
+  const budget = batch
+    ? `this expression's share of the ${maxChars}-character, ${MAX_OUTPUT_VALUES}-value budget the batch shares. Ask it alone, narrow it, or raise max_chars.`
+    : `output budget of ${MAX_OUTPUT_VALUES} values / ${maxChars} characters. ${
+        cut > 0
+          ? 'Select inside the nodes (their children, a field) or fewer of them, or raise max_chars.'
+          : 'Narrow the query (a predicate, [position() <= 20], count(...)) or raise max_chars.'
+      }`;
+  return `\n[${parts.join('; ')}: ${budget}]`;
 }
 
-function render(result: z.infer<typeof output>, xpath: string): string {
-  return valuesText(result, xpath);
+/** A batch entry as structuredContent has it: the facts, without the sentences the text adds. */
+function structuredEntry(entry: BatchEntry): z.infer<typeof output> {
+  if ('error' in entry) return { xpath: entry.xpath, error: entryError(entry) };
+  const { hint: _hint, ...result } = entry;
+  return result;
+}
+
+/** An entry's error, with how to write an XPath 2.0 call it made in XPath 1.0. */
+function entryError(entry: Extract<BatchEntry, { error: string }>): string {
+  const error = withXPath2Hint(new EngineError({ code: entry.code, message: entry.error }), entry.xpath);
+  return error instanceof Error ? error.message : entry.error;
+}
+
+/**
+ * A batch reads as one numbered block per expression, the expression repeated in its heading
+ * and the answer indented under it, so no answer can be taken for its neighbour's.
+ */
+function renderBatch(results: BatchEntry[], maxChars: number): string {
+  return results
+    .map((entry, index) => {
+      const heading = `${index + 1}. \`${entry.xpath}\``;
+      if ('error' in entry) return `${heading} → error: ${indent(entryError(entry))}`;
+      return `${heading} → ${entryText(entry)}${indent(truncationNote(entry, maxChars, true) + hintText(entry.hint))}`;
+    })
+    .join('\n');
+}
+
+function entryText(entry: QueryResult): string {
+  if (entry.type !== 'node-set') return scalarText(entry);
+  const nodes = `${entry.count} node${entry.count === 1 ? '' : 's'}`;
+  if (entry.count === 0) return `${nodes} matched.`;
+  if (allEmpty(entry)) return `${nodes}, all with empty text.`;
+  return `${nodes}:\n   ${indent(nodeLines(entry))}`;
+}
+
+function scalarText(entry: QueryResult): string {
+  const value = entry.values[0] ?? '';
+  if (entry.type === 'string' && value === '') return 'the empty string';
+  return value.includes('\n') ? `\n   ${indent(value)}` : value;
+}
+
+/** Continuation lines under an entry's heading. */
+function indent(text: string): string {
+  return text.replaceAll('\n', '\n   ');
 }

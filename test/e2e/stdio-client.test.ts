@@ -17,6 +17,14 @@ async function connect(options: ConstructorParameters<typeof Client>[1] = {}): P
 }
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
+
+const RECORD = '<record id="x"><name>n</name></record>';
+
+/** As many records as fit in 8 MiB. */
+function recordsOf8MiB(): { xml: string; count: number } {
+  const count = Math.floor((8 * 1024 * 1024 - 20) / RECORD.length);
+  return { xml: `<records>${RECORD.repeat(count)}</records>`, count };
+}
 const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?.text;
 
 describe.each([
@@ -76,14 +84,50 @@ describe.each([
 
   it('queries an 8 MiB document', async () => {
     const session = await connect(options as ConstructorParameters<typeof Client>[1]);
-    const record = '<record id="x"><name>n</name></record>';
-    const count = Math.floor((8 * 1024 * 1024 - 20) / record.length);
-    const xml = `<records>${record.repeat(count)}</records>`;
+    const { xml, count } = recordsOf8MiB();
     const result = await session.callTool({
       name: 'xml_query',
       arguments: { xml, xpath: 'count(//record)' },
     });
     expect(text(result)).toBe(String(count));
+  });
+
+  it('answers markup, paths and a batch on an 8 MiB document, cutting its root early', async () => {
+    const session = await connect(options as ConstructorParameters<typeof Client>[1]);
+    const { xml, count } = recordsOf8MiB();
+    const root = await session.callTool({
+      name: 'xml_query',
+      arguments: { xml, xpath: '/records', output: 'xml', max_chars: 1000 },
+    });
+    expect(root.structuredContent).toMatchObject({ type: 'node-set', count: 1, truncated: true });
+    const [markup] = (root.structuredContent as { values: string[] }).values;
+    expect(markup).toHaveLength(1000);
+    expect(markup?.startsWith(`<records>${RECORD}`)).toBe(true);
+    expect(markup?.endsWith('…[cut]')).toBe(true);
+    const batch = await session.callTool({
+      name: 'xml_query',
+      arguments: {
+        xml,
+        xpath: ['count(//record)', '//record[3]/name', '//record[', '(//name)[2]'],
+        output: 'paths',
+      },
+    });
+    // The session's handle for the document (`document`) comes beside the results.
+    expect(batch.structuredContent).toMatchObject({
+      results: [
+        { xpath: 'count(//record)', type: 'number', count: 1, values: [String(count)] },
+        {
+          xpath: '//record[3]/name',
+          type: 'node-set',
+          count: 1,
+          values: ['/records/record[3]/name'],
+          lines: [1],
+        },
+        { xpath: '//record[', error: expect.stringContaining('not a valid XPath 1.0 expression') },
+        { xpath: '(//name)[2]', type: 'node-set', count: 1, values: ['/records/record[2]/name'], lines: [1] },
+      ],
+    });
+    expect(text(batch)).toContain('3. `//record[` → error:');
   });
 
   it('reads large documents exactly and refuses the same ones', async () => {

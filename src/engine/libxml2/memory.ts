@@ -1,8 +1,9 @@
 /**
- * Access to libxml2's WebAssembly memory, which libxml2-wasm keeps private. Three things need it:
+ * Access to libxml2's WebAssembly memory, which libxml2-wasm keeps private. Four things need it:
  * the XPath operation limit (a field of xmlXPathContext the library has no setter for), the
- * heap size (the memory never shrinks, so a worker whose heap grew too far is replaced), and the
- * stack guard (stack-guard.ts: the stack has no overflow check of its own).
+ * heap size (the memory never shrinks, so a worker whose heap grew too far is replaced), the
+ * stack guard (stack-guard.ts: the stack has no overflow check of its own), and reading a
+ * bounded slice of a huge text node (serialize.ts) without copying it out whole.
  *
  * The memory is caught as the module is instantiated, so `captureWasmMemory()` must run before
  * libxml2-wasm is first imported (the worker entry and the test setup do so). Without it every

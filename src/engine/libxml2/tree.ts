@@ -148,7 +148,30 @@ export function namespaceAt(ns: number): { uri: string; prefix: string | null } 
   return { uri: XmlNsStruct.href(ns) ?? '', prefix: XmlNsStruct.prefix(ns) || null };
 }
 
-/** The element's first attribute, 0 for none; `nextSibling` walks on. */
+/** The node's libxml2 type (NodeType), for any node an XPath result holds. */
+export function nodeType(node: NodeRef): number {
+  return XmlTreeCommonStruct.type(node);
+}
+
+/**
+ * The node's parent in the XPath sense: an attribute's or a namespace node's element, the
+ * document node for the root element; 0 for the document node.
+ */
+export function parentOf(node: NodeRef): NodeRef {
+  if (XmlTreeCommonStruct.type(node) === XmlNodeType.XML_NAMESPACE_DECL) {
+    // An XPath namespace node is a copy whose `next` points at the element it belongs to.
+    const element = XmlNsStruct.next(node);
+    return element !== 0 && XmlTreeCommonStruct.type(element) === XmlNodeType.XML_ELEMENT_NODE ? element : 0;
+  }
+  return XmlTreeCommonStruct.parent(node);
+}
+
+/** The first child of an element or the document node (0: none); siblings follow by `nextSibling`. */
+export function firstChild(node: NodeRef): NodeRef {
+  return XmlTreeCommonStruct.children(node);
+}
+
+/** The element's first attribute (0: none); the others follow by `nextSibling`. */
 export function firstAttribute(element: NodeRef): NodeRef {
   return XmlNodeStruct.properties(element);
 }
@@ -172,4 +195,15 @@ export function holdsText(node: NodeRef): boolean {
     if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return true;
   }
   return false;
+}
+
+/** The namespace URI of an element or attribute, null when it is in no namespace. */
+export function namespaceUri(node: NodeRef): string | null {
+  const ns = XmlNamedNodeStruct.namespace(node);
+  return ns === 0 ? null : (XmlNsStruct.href(ns) ?? '');
+}
+
+/** A namespace node's prefix, '' for a default namespace. */
+export function namespacePrefix(nsNode: NodeRef): string {
+  return XmlNsStruct.prefix(nsNode) ?? '';
 }

@@ -31,11 +31,17 @@ export type XPathValue =
 /** `position`: libxml2's byte offset into the UTF-8 expression, when it gave one. */
 export type XPathFailure = { failed: 'compile' | 'evaluate'; reason: string; position: number | undefined };
 
+/** Filled in by an evaluation: the XPath steps it took (0 when the budget could not be set). */
+export interface XPathCost {
+  operations: number;
+}
+
 /**
  * Evaluates an XPath 1.0 expression with the document node as context node. libxml2-wasm's own
  * `eval` starts from the root element (so `library/book` would miss), and frees namespace nodes
  * before they can be read, so the evaluation is driven through the raw API here. `opLimit`
- * bounds the XPath steps (libxml2 stops with "Operation limit exceeded").
+ * bounds the XPath steps (libxml2 stops with "Operation limit exceeded"); `cost`, when given,
+ * receives how many it took, so a batch can share one budget among its expressions.
  */
 export function evaluateXPath<T>(
   doc: DocumentRef,
@@ -43,6 +49,7 @@ export function evaluateXPath<T>(
   namespaces: Record<string, string>,
   opLimit: number,
   read: (value: XPathValue) => T,
+  cost?: XPathCost,
 ): T | XPathFailure {
   const context = xmlXPathNewContext(doc);
   try {
@@ -50,12 +57,13 @@ export function evaluateXPath<T>(
       if (prefix !== 'xml') xmlXPathRegisterNs(context, prefix, uri);
     }
     xmlXPathSetContextNode(doc, context);
-    applyOperationBudget(context, doc, opLimit);
+    const budgeted = applyOperationBudget(context, doc, opLimit);
     xmlResetLastError();
     const compiled = xmlXPathCtxtCompile(context, expression);
     if (compiled === 0) return { failed: 'compile', ...lastError() };
     try {
       const object = xmlXPathCompiledEval(compiled, context);
+      if (cost) cost.operations = budgeted ? (readI32(context + OP_COUNT_OFFSET) ?? 0) : 0;
       if (object === 0) return { failed: 'evaluate', ...lastError() };
       try {
         return read(readObject(object));

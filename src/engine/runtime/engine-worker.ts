@@ -178,6 +178,8 @@ function startThread(engineLimits: EngineLimits): Worker {
 /** What the caller can change to come in under the time budget depends on what ran. */
 const SPEED_UP: Record<OperationName, string> = {
   query: 'Narrow the expression (a more specific path, fewer nested `//`) or pass a smaller document.',
+  batch:
+    'Send fewer or narrower expressions (a more specific path, fewer nested `//`), or a smaller document.',
   validate: 'Validate an extract of the document (e.g. a few of its records) or a simpler schema.',
   inspect: 'Pass a smaller document or an extract of it.',
   check: 'Pass a smaller document or an extract of it.',

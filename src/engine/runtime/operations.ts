@@ -4,9 +4,9 @@ import { type FormatOptions, formatToBytes } from '../format.js';
 import { type InspectResult, inspectDocument } from '../inspect.js';
 import { type ExplainedResult, explainedQuery } from '../namespace-hints.js';
 import { parseDocument } from '../parse.js';
-import { type OutputBudget, queryDocument } from '../query.js';
+import { type BatchEntry, type OutputBudget, type QueryOutput, queryBatch, queryDocument } from '../query.js';
 import { type ValidateResult, validate } from '../validate.js';
-import { guardExpression, type Namespaces, unboundPrefix } from '../xpath-guard.js';
+import { checkBindings, guardExpression, type Namespaces, unboundPrefix } from '../xpath-guard.js';
 import { DocumentCache } from './document-cache.js';
 
 /**
@@ -16,8 +16,27 @@ import { DocumentCache } from './document-cache.js';
  */
 export interface Operations {
   query: {
-    args: { xml: Uint8Array; xpath: string; namespaces: Namespaces; budget?: OutputBudget; cacheAs?: string };
+    args: {
+      xml: Uint8Array;
+      xpath: string;
+      namespaces: Namespaces;
+      budget?: OutputBudget;
+      output?: QueryOutput;
+      cacheAs?: string;
+    };
     result: ExplainedResult;
+  };
+  /** xml_query with `xpath` as an array: every expression against one parse, answered in order. */
+  batch: {
+    args: {
+      xml: Uint8Array;
+      xpath: string[];
+      namespaces: Namespaces;
+      budget?: OutputBudget;
+      output?: QueryOutput;
+      cacheAs?: string;
+    };
+    result: { results: BatchEntry[] };
   };
   inspect: { args: { xml: Uint8Array; maxChars?: number; cacheAs?: string }; result: InspectResult };
   check: { args: { xml: Uint8Array }; result: CheckResult };
@@ -40,7 +59,7 @@ export function configureLimits(overrides: EngineLimits): void {
   if (overrides.maxSchemaChain !== undefined) limits.maxSchemaChain = overrides.maxSchemaChain;
 }
 
-/** This thread's parsed documents; only query and inspect share a parse, so only they use it. */
+/** This thread's parsed documents; only query, batch and inspect share a parse, so only they use it. */
 const cache = new DocumentCache(MAX_CACHED_DOCUMENT_BYTES, LARGE_DOCUMENT_BYTES);
 
 /**
@@ -71,12 +90,18 @@ function withQueryDocument<T>(
 
 export const operations: { [K in OperationName]: (args: Operations[K]['args']) => Operations[K]['result'] } =
   {
-    query: ({ xml, xpath, namespaces, budget, cacheAs }) => {
+    query: ({ xml, xpath, namespaces, budget, output, cacheAs }) => {
       // An unbound prefix is explained from the document's declarations, so it waits for the parse.
       if (unboundPrefix(xpath, namespaces) === undefined) guardExpression(xpath, namespaces);
       return withQueryDocument(xml, cacheAs, (doc) =>
-        explainedQuery(doc, xpath, namespaces, () => queryDocument(doc, xpath, namespaces, budget)),
+        explainedQuery(doc, xpath, namespaces, () => queryDocument(doc, xpath, namespaces, budget, output)),
       );
+    },
+    batch: ({ xml, xpath, namespaces, budget, output, cacheAs }) => {
+      checkBindings(namespaces);
+      return withQueryDocument(xml, cacheAs, (doc) => ({
+        results: queryBatch(doc, xpath, namespaces, budget, output),
+      }));
     },
     inspect: ({ xml, maxChars, cacheAs }) =>
       withQueryDocument(xml, cacheAs, (doc) =>

@@ -261,12 +261,16 @@ function caches(job: Job): boolean {
   return typeof (job.args as { cacheAs?: unknown }).cacheAs === 'string';
 }
 
-/** Documents by their bytes, other strings by their length: what a waiting call keeps alive. */
+/** Documents by their bytes, other strings (alone or in an array) by their length: what a waiting call keeps alive. */
 function argumentBytes(args: unknown): number {
   let bytes = 0;
   for (const value of Object.values(args as Record<string, unknown>)) {
     if (value instanceof Uint8Array) bytes += value.byteLength;
     else if (typeof value === 'string') bytes += value.length;
+    else if (Array.isArray(value)) {
+      // A batch's expressions (xml_query's `xpath` as an array).
+      for (const item of value) if (typeof item === 'string') bytes += item.length;
+    }
   }
   return bytes;
 }

@@ -31,6 +31,33 @@ describe('EnginePool', () => {
     });
   });
 
+  it('runs a batch on one parse on a worker, with markup and paths as asked', async () => {
+    pool = new EnginePool({ size: 1 });
+    const text = '<r><a k="1"/><a/></r>';
+    await expect(
+      pool.run('batch', {
+        xml: bytes(text),
+        xpath: ['count(//a)', '//a[@k]', '//x['],
+        namespaces: {},
+        output: 'xml',
+      }),
+    ).resolves.toMatchObject({
+      results: [
+        { xpath: 'count(//a)', values: ['2'] },
+        { xpath: '//a[@k]', values: ['<a k="1"/>'] },
+        { xpath: '//x[', error: expect.stringContaining('not a valid XPath 1.0 expression') },
+      ],
+    });
+    await expect(
+      pool.run('query', { xml: bytes(text), xpath: '//a', namespaces: {}, output: 'paths' }),
+    ).resolves.toEqual({
+      type: 'node-set',
+      count: 2,
+      values: ['/r/a[1]', '/r/a[2]'],
+      lines: [1, 1],
+    });
+  });
+
   it('can start a worker before the first call, and then serves on it', async () => {
     pool = new EnginePool({ size: 1 });
     pool.warm();

@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import { inMemoryClient, textOf as text } from './support/in-memory-server.js';
+
+const { client, call } = inMemoryClient('query-output-test');
+const query = (args: Record<string, unknown>) => call('xml_query', args);
+
+const ATOM = 'http://www.w3.org/2005/Atom';
+const feed = `<feed xmlns="${ATOM}">
+  <entry><title>One</title><link href="/1"/></entry>
+  <entry><title>Two &amp; more</title></entry>
+</feed>`;
+const a = { a: ATOM };
+
+describe('xml_query output and batches through the in-memory client', () => {
+  it('keeps the plain answer exactly as before when output is not given', async () => {
+    const result = await query({ xml: feed, xpath: '//a:title', namespaces: a });
+    expect(text(result)).toBe('2 nodes matched `//a:title`:\nOne\nTwo & more');
+    expect(result.structuredContent).toEqual({ type: 'node-set', count: 2, values: ['One', 'Two & more'] });
+  });
+
+  it('answers each matched node as markup with output "xml"', async () => {
+    const result = await query({ xml: feed, xpath: '//a:entry', namespaces: a, output: 'xml' });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toBe(
+      '2 nodes matched `//a:entry`:\n<entry><title>One</title><link href="/1"/></entry>\n<entry><title>Two &amp; more</title></entry>',
+    );
+    expect(result.structuredContent).toEqual({
+      type: 'node-set',
+      count: 2,
+      values: [
+        '<entry><title>One</title><link href="/1"/></entry>',
+        '<entry><title>Two &amp; more</title></entry>',
+      ],
+    });
+  });
+
+  it('says which nodes were cut and how to see more', async () => {
+    const xml = `<r>${`<e>${'x'.repeat(400)}</e>`.repeat(5)}</r>`;
+    const result = await query({ xml, xpath: '//e', output: 'xml', max_chars: 1000 });
+    expect(result.structuredContent).toMatchObject({ count: 5, truncated: true });
+    expect(text(result)).toContain('5 of the 5 shown cut where …[cut] stands');
+    expect(text(result)).toContain('raise max_chars');
+  });
+
+  it('answers location paths and lines with output "paths"', async () => {
+    const result = await query({ xml: feed, xpath: '//a:title', namespaces: a, output: 'paths' });
+    expect(text(result)).toBe(
+      '2 nodes matched `//a:title`:\n/a:feed/a:entry[1]/a:title (line 2)\n/a:feed/a:entry[2]/a:title (line 3)',
+    );
+    expect(result.structuredContent).toEqual({
+      type: 'node-set',
+      count: 2,
+      values: ['/a:feed/a:entry[1]/a:title', '/a:feed/a:entry[2]/a:title'],
+      lines: [2, 3],
+    });
+  });
+
+  it('answers a batch in order, each entry headed by its expression, one bad expression failing alone', async () => {
+    const result = await query({
+      xml: feed,
+      xpath: [
+        'count(//a:entry)',
+        '//a:entry/a:title',
+        '//a:link/@href',
+        '//x[',
+        'string(//a:none)',
+        '//none',
+      ],
+      namespaces: a,
+    });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toBe(
+      [
+        '1. `count(//a:entry)` → 2',
+        '2. `//a:entry/a:title` → 2 nodes:',
+        '   One',
+        '   Two & more',
+        '3. `//a:link/@href` → 1 node:',
+        '   /1',
+        '4. `//x[` → error: The expression is not a valid XPath 1.0 expression at character 5: Invalid expression.',
+        '     //x[',
+        '         ^',
+        '5. `string(//a:none)` → the empty string',
+        '6. `//none` → 0 nodes matched.',
+      ].join('\n'),
+    );
+    expect(result.structuredContent).toEqual({
+      results: [
+        { xpath: 'count(//a:entry)', type: 'number', count: 1, values: ['2'] },
+        { xpath: '//a:entry/a:title', type: 'node-set', count: 2, values: ['One', 'Two & more'] },
+        { xpath: '//a:link/@href', type: 'node-set', count: 1, values: ['/1'] },
+        { xpath: '//x[', error: expect.stringContaining('at character 5') },
+        { xpath: 'string(//a:none)', type: 'string', count: 1, values: [''] },
+        { xpath: '//none', type: 'node-set', count: 0, values: [] },
+      ],
+    });
+  });
+
+  it('explains an empty entry of a batch and says how to write an XPath 2.0 call, in the text only', async () => {
+    const result = await query({
+      xml: feed,
+      xpath: ['count(//entry)', 'lower-case(//a:title)', '//a:title'],
+      namespaces: a,
+    });
+    const lines = text(result).split('\n');
+    expect(lines[0]).toBe('1. `count(//entry)` → 0');
+    expect(lines[1]).toBe(
+      `   The document has no \`entry\` elements in no namespace: they are in ${ATOM}, and an unprefixed name in XPath 1.0 means no namespace, even under a default namespace. So write \`count(//a:entry)\`.`,
+    );
+    expect(lines[2]).toMatch(/^2\. `lower-case\(\/\/a:title\)` → error: .*translate\(/);
+    expect(lines[3]).toBe('3. `//a:title` → 2 nodes:');
+    expect(result.structuredContent).toEqual({
+      results: [
+        { xpath: 'count(//entry)', type: 'number', count: 1, values: ['0'] },
+        { xpath: 'lower-case(//a:title)', error: expect.stringContaining('translate(') },
+        { xpath: '//a:title', type: 'node-set', count: 2, values: ['One', 'Two & more'] },
+      ],
+    });
+  });
+
+  it('gives the declared binding for an entry whose prefix is unbound', async () => {
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><use xlink:href="#a"/></svg>';
+    const result = await query({ xml: svg, xpath: ['count(//@xlink:href)', '1 + 1'] });
+    expect(text(result)).toMatch(
+      /^1\. `count\(\/\/@xlink:href\)` → error: .*"xlink": ?"http:\/\/www\.w3\.org\/1999\/xlink"/,
+    );
+    expect(text(result)).toContain('2. `1 + 1` → 2');
+  });
+
+  it('gives paths for every expression of a batch with output "paths"', async () => {
+    const result = await query({
+      xml: feed,
+      xpath: ['//a:link', '//a:entry[2]'],
+      namespaces: a,
+      output: 'paths',
+    });
+    expect(text(result)).toBe(
+      '1. `//a:link` → 1 node:\n   /a:feed/a:entry[1]/a:link (line 2)\n2. `//a:entry[2]` → 1 node:\n   /a:feed/a:entry[2] (line 3)',
+    );
+  });
+
+  it('notes a cut entry of a batch as its share of the budget', async () => {
+    const xml = `<r>${'<v>1234567890</v>'.repeat(100)}</r>`;
+    const result = await query({ xml, xpath: ['//v', 'count(//v)'], max_chars: 100 });
+    expect(text(result)).toContain("[Showing 5 of 100 values (95 left out): this expression's share");
+    expect(result.structuredContent).toMatchObject({
+      results: [{ count: 100, truncated: true }, { values: ['100'] }],
+    });
+  });
+
+  it('refuses a batch past its bounds, naming the argument, before it runs', async () => {
+    const tooMany = await query({ xml: '<r/>', xpath: Array.from({ length: 33 }, () => '1') });
+    expect(tooMany.isError).toBe(true);
+    expect(text(tooMany)).toBe(
+      'The `xpath` argument of xml_query is invalid: an array of 33 expressions; the limit is 32: split the batch.',
+    );
+    const tooLong = await query({ xml: '<r/>', xpath: ['1', 'x'.repeat(2049)] });
+    expect(text(tooLong)).toContain(
+      'The `xpath.1` argument of xml_query is invalid: longer than the limit of 2048',
+    );
+    expect(text(await query({ xml: '<r/>', xpath: [] }))).toContain('an empty array');
+    expect(text(await query({ xml: '<r/>', xpath: [1] }))).toContain(
+      'must be a string or an array of strings',
+    );
+    expect(text(await query({ xml: '<r/>', xpath: 3 }))).toBe(
+      'The `xpath` argument of xml_query must be a string, not 3.',
+    );
+    expect(text(await query({ xml: '<r/>', xpath: '//a', output: 'json' }))).toContain('`output` argument');
+  });
+
+  it('lists output and the batch form without growing tools/list much', async () => {
+    const { tools } = await client().listTools();
+    const tool = tools.find((candidate) => candidate.name === 'xml_query');
+    expect(tool?.inputSchema.properties).toHaveProperty('output');
+    expect(JSON.stringify(tool?.inputSchema.properties?.xpath)).toContain('"type":"array"');
+    expect(tool?.outputSchema?.properties).toHaveProperty('results');
+    expect(JSON.stringify(tool).length).toBeLessThan(2_000);
+  });
+});
