@@ -6,6 +6,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
 export interface Timed {
@@ -46,6 +47,11 @@ export class StdioClient {
 
   get stderr(): string {
     return this.#stderr;
+  }
+
+  /** The child's process id (for its memory and CPU time under /proc). */
+  get pid(): number {
+    return this.#child.pid ?? 0;
   }
 
   /** Sends one request (params already serialized) and resolves with its reply and wire time. */
@@ -102,6 +108,33 @@ export class StdioClient {
     if (!waiter || typeof id !== 'number') return; // a notification, or a reply nobody waits for
     this.#waiting.delete(id);
     waiter.resolve({ ms: arrived - waiter.start, reply });
+  }
+}
+
+/**
+ * Milliseconds the process has spent on a CPU so far, all its threads together (Linux:
+ * `/proc/PID/task/<thread>/schedstat`); NaN elsewhere. A busy machine stretches wall time far
+ * more than this.
+ */
+export function cpuMs(pid: number): number {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    return ns / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The process's resident memory in MiB (Linux: `VmRSS` in `/proc/PID/status`); NaN elsewhere. */
+export function rssMiB(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
   }
 }
 
