@@ -6,7 +6,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
 export interface Timed {
@@ -112,21 +112,25 @@ export class StdioClient {
 }
 
 /**
- * Milliseconds the process has spent on a CPU so far, all its threads together (Linux:
- * `/proc/PID/task/<thread>/schedstat`); NaN elsewhere. A busy machine stretches wall time far
- * more than this.
+ * Milliseconds the process has spent on a CPU so far, all its threads together, those that have
+ * exited included (Linux: `utime` + `stime` in `/proc/PID/stat`, in clock ticks of 10 ms); NaN
+ * elsewhere. A busy machine stretches wall time far more than this. (The per-thread
+ * `schedstat` files are finer but lose a thread's time when it exits, as a recycled engine worker
+ * does.)
  */
 export function cpuMs(pid: number): number {
   try {
-    let ns = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    }
-    return ns / 1e6;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces: utime is the 14th field.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
   } catch {
     return Number.NaN;
   }
 }
+
+/** `getconf CLK_TCK` is 100 on Linux on every architecture Node supports. */
+const CLOCK_TICK_MS = 10;
 
 /** The process's resident memory in MiB (Linux: `VmRSS` in `/proc/PID/status`); NaN elsewhere. */
 export function rssMiB(pid: number): number {
