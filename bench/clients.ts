@@ -6,6 +6,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
 export interface Timed {
@@ -46,6 +47,11 @@ export class StdioClient {
 
   get stderr(): string {
     return this.#stderr;
+  }
+
+  /** The child's process id (for its memory and CPU time under /proc). */
+  get pid(): number {
+    return this.#child.pid ?? 0;
   }
 
   /** Sends one request (params already serialized) and resolves with its reply and wire time. */
@@ -102,6 +108,37 @@ export class StdioClient {
     if (!waiter || typeof id !== 'number') return; // a notification, or a reply nobody waits for
     this.#waiting.delete(id);
     waiter.resolve({ ms: arrived - waiter.start, reply });
+  }
+}
+
+/**
+ * Milliseconds the process has spent on a CPU so far, all its threads together, those that have
+ * exited included (Linux: `utime` + `stime` in `/proc/PID/stat`, in clock ticks of 10 ms); NaN
+ * elsewhere. A busy machine stretches wall time far more than this. (The per-thread
+ * `schedstat` files are finer but lose a thread's time when it exits, as a recycled engine worker
+ * does.)
+ */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces: utime is the 14th field.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** `getconf CLK_TCK` is 100 on Linux on every architecture Node supports. */
+const CLOCK_TICK_MS = 10;
+
+/** The process's resident memory in MiB (Linux: `VmRSS` in `/proc/PID/status`); NaN elsewhere. */
+export function rssMiB(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
   }
 }
 

@@ -4,6 +4,8 @@
  *   npm run bench             (builds, then runs this file)
  *   npx tsx bench/run.ts      (the current build)   --quick: a smoke run with few iterations
  *                                                  --workload: only the model workload (handles)
+ *   --lxml-only: only the comparison with the lxml server (after the same warm-up)
+ *   --half: half the iterations of every measurement (for a machine too busy for the full run)
  *
  * Pairing: each iteration makes one call through the server and then the same engine call in
  * this process on the same input (A B A B …), so both sides see the same machine state and the
@@ -19,9 +21,11 @@ import vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { captureWasmMemory } from '../src/engine/libxml2/memory.js';
 import {
+  cpuMs,
   HttpSessionClient,
   initializeStdio,
   preparedParams,
+  rssMiB,
   StdioClient,
   startHttpServer,
   type Timed,
@@ -47,6 +51,8 @@ const { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } = await import(
 
 const QUICK = process.argv.includes('--quick');
 const WORKLOAD_ONLY = process.argv.includes('--workload');
+const LXML_ONLY = process.argv.includes('--lxml-only');
+const HALF = process.argv.includes('--half');
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const LXML_SERVER = fileURLToPath(new URL('./lxml_server.py', import.meta.url));
@@ -64,7 +70,8 @@ const PLAN: Record<string, { warmup: number; iterations: number }> = {
   '8 MiB': { warmup: 2, iterations: 14 },
 };
 function plan(label: string): { warmup: number; iterations: number } {
-  const full = PLAN[label] ?? { warmup: 2, iterations: 10 };
+  const planned = PLAN[label] ?? { warmup: 2, iterations: 10 };
+  const full = HALF ? { warmup: planned.warmup, iterations: Math.ceil(planned.iterations / 2) } : planned;
   return QUICK ? { warmup: 1, iterations: Math.max(3, Math.floor(full.iterations / 10)) } : full;
 }
 /**
@@ -286,6 +293,13 @@ interface OperationRow {
   samples: { server: number[]; local: number[] };
 }
 
+/** An answer without the handles the session adds (ADR 0016): what the engine itself answers. */
+function withoutHandles(structured: unknown): unknown {
+  if (typeof structured !== 'object' || structured === null) return structured;
+  const { document: _document, schema: _schema, ...answer } = structured as Record<string, unknown>;
+  return answer;
+}
+
 async function stdioVersusInProcess(server: StdioClient, docs: BenchDocument[]): Promise<OperationRow[]> {
   const rows: OperationRow[] = [];
   for (const doc of docs) {
@@ -298,7 +312,7 @@ async function stdioVersusInProcess(server: StdioClient, docs: BenchDocument[]):
       const answer =
         op === FORMAT
           ? { xml: (first.content as Array<{ text?: string }> | undefined)?.[0]?.text }
-          : first.structuredContent;
+          : withoutHandles(first.structuredContent);
       const agrees = JSON.stringify(answer) === JSON.stringify(local);
       if (!agrees) log(`warning: ${op.name} at ${doc.label}: the server's answer differs from the engine's`);
       const [server$, local$] = await paired(`stdio ${op.name}`, doc.label, () => fresh(doc, op), [
@@ -393,49 +407,232 @@ async function repeatedQuery(server: StdioClient, large: BenchDocument): Promise
 
 interface LxmlRow {
   size: string;
-  stats: PairStats;
-  samples: { oxml: number[]; lxml: number[] };
+  operation: string;
+  /** A document new to both servers. */
+  first: PairStats;
+  /** The same document sent again at once (our parse cache answers query and inspect). */
+  repeat: PairStats;
+  agreement: string;
+  samples: { oxmlFirst: number[]; lxmlFirst: number[]; oxmlRepeat: number[]; lxmlRepeat: number[] };
 }
 
+interface Throughput {
+  inFlight: number;
+  oxml: { perSecond: number[]; cpuUs: number[] };
+  lxml: { perSecond: number[]; cpuUs: number[] };
+}
+
+interface Start {
+  /** spawn → `initialize` answered, ms. */
+  initializeMs: number;
+  /** spawn → the first `tools/call` (1 KB `count`, sent after the `initialize` answer) answered, ms. */
+  firstAnswerMs: number;
+  /** CPU time of all the server's threads by that answer, ms. */
+  cpuMs: number;
+  /** Resident memory a second after the first answer, and after one 8 MiB call of every operation. */
+  idleMiB?: number;
+  after8MiB?: number;
+}
+
+interface LxmlComparison {
+  versions: Record<string, unknown>;
+  rows: LxmlRow[];
+  throughput: Throughput[];
+  starts: { oxml: Start[]; lxml: Start[] };
+}
+
+/** Calls per throughput block, blocks per (server, in-flight), cold starts per server, of which with memory read. */
+const THROUGHPUT_CALLS = QUICK ? 100 : 1_000;
+const THROUGHPUT_ROUNDS = QUICK ? 2 : 7;
+const START_PAIRS = QUICK ? 2 : 12;
+const MEMORY_PAIRS = QUICK ? 1 : 3;
+
+/**
+ * Whether two servers gave the same answer, by what both can give: `structuredContent`, or for
+ * xml_format (text only) the text. A query answer our output budget cut is compared on what it
+ * kept: the type and exact count, and its values as the start of lxml's (which has no budget).
+ */
+function agreement(op: Operation, ours: Record<string, unknown>, theirs: Record<string, unknown>): string {
+  const text = (result: Record<string, unknown>) =>
+    (result.content as Array<{ text?: string }> | undefined)?.[0]?.text;
+  if (op === FORMAT) return text(ours) === text(theirs) ? 'same' : 'DIFFER';
+  const a = ours.structuredContent as Record<string, unknown> | undefined;
+  const b = theirs.structuredContent as Record<string, unknown> | undefined;
+  if (JSON.stringify(a) === JSON.stringify(b)) return 'same';
+  // An inspect answer with fields the lxml server does not build (an outline, say): compared on
+  // the fields it does build.
+  if (op.tool === 'xml_inspect' && a && b) {
+    const extra = Object.keys(a).filter((key) => !(key in b));
+    const common = Object.fromEntries(Object.keys(b).map((key) => [key, a[key]]));
+    if (extra.length > 0 && JSON.stringify(common) === JSON.stringify(b)) {
+      return `same on lxml's fields; ${extra.join(', ')}: ours only`;
+    }
+  }
+  if (op.tool === 'xml_query' && a?.truncated === true && b) {
+    const kept = a.values as string[];
+    const all = b.values as string[];
+    const prefix = kept.every((value, i) => value === all[i]);
+    if (a.type === b.type && a.count === b.count && prefix) {
+      return `same type and count; our ${kept.length} values (output budget) are lxml's first`;
+    }
+  }
+  return 'DIFFER';
+}
+
+/** Calls on fresh 1 KB documents with `inFlight` outstanding at a time: calls per second, server CPU µs per call. */
+async function throughputBlock(
+  client: StdioClient,
+  tiny: BenchDocument,
+  inFlight: number,
+): Promise<{ perSecond: number; cpuUs: number }> {
+  const prepared = Array.from({ length: THROUGHPUT_CALLS }, () => fresh(tiny, COUNT).prepared);
+  let next = 0;
+  const cpuBefore = cpuMs(client.pid);
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < prepared.length) {
+        const line = prepared[next++] as Buffer;
+        resultOf(await client.call(line), 'throughput');
+      }
+    }),
+  );
+  const elapsed = performance.now() - start;
+  const cpu = cpuMs(client.pid) - cpuBefore;
+  return { perSecond: (THROUGHPUT_CALLS / elapsed) * 1000, cpuUs: (cpu * 1000) / THROUGHPUT_CALLS };
+}
+
+/** Sleeps without keeping anything alive. */
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One cold start over stdio: spawn, `initialize`, then a 1 KB query once it is answered (a host
+ * waits for the answer too). With `memory`, also the resident memory a second later, and after
+ * one 8 MiB call of every operation.
+ */
+async function coldStart(
+  command: string,
+  args: string[],
+  tiny: BenchDocument,
+  large: BenchDocument | undefined,
+): Promise<Start> {
+  const spawned = performance.now();
+  const client = new StdioClient(command, args);
+  try {
+    const init = await initializeStdio(client, PROTOCOL);
+    if (!('result' in init.reply)) throw new Error(`initialize failed: ${JSON.stringify(init.reply)}`);
+    const initializeMs = performance.now() - spawned;
+    resultOf(await client.call(fresh(tiny, COUNT).prepared), 'first call');
+    const start: Start = {
+      initializeMs,
+      firstAnswerMs: performance.now() - spawned,
+      cpuMs: cpuMs(client.pid),
+    };
+    if (large) {
+      await pause(1_000);
+      start.idleMiB = rssMiB(client.pid);
+      for (const op of OPERATIONS) resultOf(await client.call(fresh(large, op).prepared), `8 MiB ${op.name}`);
+      await pause(500);
+      start.after8MiB = rssMiB(client.pid);
+    }
+    return start;
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Our stdio server against the lxml one (bench/lxml_server.py), paired call by call: every
+ * operation at every size (first call on a new document, then the same document again), 1 KB
+ * calls per second with 1 and 4 in flight, and fresh processes for start-up and memory.
+ */
 async function versusLxml(
   server: StdioClient,
   docs: BenchDocument[],
-): Promise<{ versions: Record<string, unknown>; rows: LxmlRow[] } | { skipped: string }> {
+): Promise<LxmlComparison | { skipped: string }> {
   try {
     execFileSync(PYTHON, ['-c', 'import lxml.etree'], { stdio: 'ignore' });
   } catch {
     return { skipped: `${PYTHON} cannot import lxml (on Debian: apt-get install python3-lxml)` };
   }
+  const tiny = docs[0] as BenchDocument;
+  const large = docs[docs.length - 1] as BenchDocument;
   const lxml = new StdioClient(PYTHON, [LXML_SERVER]);
+  let versions: Record<string, unknown>;
+  const rows: LxmlRow[] = [];
+  const throughput: Throughput[] = [];
   try {
     const init = await initializeStdio(lxml, PROTOCOL);
-    const versions = ((init.reply.result as Record<string, unknown>)?.serverInfo ?? {}) as Record<
-      string,
-      unknown
-    >;
-    const rows: LxmlRow[] = [];
+    versions = ((init.reply.result as Record<string, unknown>)?.serverInfo ?? {}) as Record<string, unknown>;
+    for (let i = 0; i < WARMUP_CALLS / 10; i++)
+      resultOf(await lxml.call(fresh(tiny, COUNT).prepared), 'lxml warm-up');
     for (const doc of docs) {
-      const { prepared } = fresh(doc, COUNT);
-      const ours = resultOf(await server.call(prepared), 'count');
-      const theirs = resultOf(await lxml.call(prepared), 'lxml count');
-      if (JSON.stringify(ours.structuredContent) !== JSON.stringify(theirs.structuredContent)) {
-        log(`warning: lxml answers ${JSON.stringify(theirs.structuredContent)} at ${doc.label}`);
+      for (const op of OPERATIONS) {
+        const { prepared } = fresh(doc, op);
+        const ours = resultOf(await server.call(prepared), `${op.name} ${doc.label}`);
+        const theirs = resultOf(await lxml.call(prepared), `lxml ${op.name} ${doc.label}`);
+        const agrees = agreement(op, ours, theirs);
+        if (agrees === 'DIFFER') {
+          log(`warning: ${op.name} at ${doc.label}: lxml answers ${JSON.stringify(theirs).slice(0, 400)}`);
+          log(`  ours: ${JSON.stringify(ours).slice(0, 400)}`);
+        }
+        // Each pair sends both servers the same document, new to both, and then again.
+        const timed = (client: StdioClient) => async (x: Fresh) => (await client.call(x.prepared)).ms;
+        const [oxmlFirst = [], lxmlFirst = [], oxmlRepeat = [], lxmlRepeat = []] = await paired(
+          `oxml vs lxml ${op.name}`,
+          doc.label,
+          () => fresh(doc, op),
+          [timed(server), timed(lxml), timed(server), timed(lxml)],
+        );
+        rows.push({
+          size: doc.label,
+          operation: op.name,
+          first: pairStats(oxmlFirst, lxmlFirst),
+          repeat: pairStats(oxmlRepeat, lxmlRepeat),
+          agreement: agrees,
+          samples: { oxmlFirst, lxmlFirst, oxmlRepeat, lxmlRepeat },
+        });
       }
-      // Each pair sends both servers the same document, new to both.
-      const [oxml$, lxml$] = await paired(`oxml vs lxml ${COUNT.name}`, doc.label, () => fresh(doc, COUNT), [
-        async (x) => (await server.call(x.prepared)).ms,
-        async (x) => (await lxml.call(x.prepared)).ms,
-      ]);
-      rows.push({
-        size: doc.label,
-        stats: pairStats(oxml$ ?? [], lxml$ ?? []),
-        samples: { oxml: oxml$ ?? [], lxml: lxml$ ?? [] },
-      });
     }
-    return { versions, rows };
+    for (const inFlight of [1, 4]) {
+      const entry: Throughput = {
+        inFlight,
+        oxml: { perSecond: [], cpuUs: [] },
+        lxml: { perSecond: [], cpuUs: [] },
+      };
+      for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+        for (const [name, client] of [
+          ['oxml', server],
+          ['lxml', lxml],
+        ] as const) {
+          const block = await throughputBlock(client, tiny, inFlight);
+          entry[name].perSecond.push(block.perSecond);
+          entry[name].cpuUs.push(block.cpuUs);
+        }
+      }
+      log(
+        `1 KB calls/s, ${inFlight} in flight: ${median(entry.oxml.perSecond).toFixed(0)} / ${median(entry.lxml.perSecond).toFixed(0)}`,
+      );
+      throughput.push(entry);
+    }
   } finally {
     await lxml.close();
   }
+  const starts: LxmlComparison['starts'] = { oxml: [], lxml: [] };
+  for (let pair = 0; pair < START_PAIRS; pair++) {
+    const withMemory = pair < MEMORY_PAIRS ? large : undefined;
+    const sides = [
+      ['oxml', () => coldStart(process.execPath, [CLI], tiny, withMemory)],
+      ['lxml', () => coldStart(PYTHON, [LXML_SERVER], tiny, withMemory)],
+    ] as const;
+    // A B, then B A: neither side always starts on a machine the other just left.
+    for (const [name, start] of pair % 2 === 0 ? sides : [...sides].reverse())
+      starts[name].push(await start());
+  }
+  log(
+    `spawn → first answer: ${ms(median(starts.oxml.map((s) => s.firstAnswerMs)))} / ${ms(median(starts.lxml.map((s) => s.firstAnswerMs)))} ms`,
+  );
+  return { versions, rows, throughput, starts };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -741,11 +938,13 @@ function targets(
     met: metSmall === small.length,
   });
   if ('rows' in lxml) {
-    for (const row of lxml.rows) {
+    for (const size of ['2 MB', '8 MiB']) {
+      const row = lxml.rows.find((r) => r.size === size && r.operation === COUNT.name);
+      if (!row) continue;
       list.push({
-        target: `count(//record) ≤ 1.5× lxml at ${row.size}`,
-        measured: `${ratio(row.stats.ratio)} (${ms(row.stats.a.median)} vs ${ms(row.stats.b.median)} ms)`,
-        met: row.stats.ratio <= 1.5,
+        target: `count(//record) ≤ 1.5× lxml at ${size}`,
+        measured: `${ratio(row.first.ratio)} (${ms(row.first.a.median)} vs ${ms(row.first.b.median)} ms)`,
+        met: row.first.ratio <= 1.5,
       });
     }
   } else {
@@ -759,6 +958,139 @@ function targets(
     met: first / later >= 3,
   });
   return list;
+}
+
+/** Issue 14's targets, from the comparison with lxml. */
+function issue14Targets(lxml: LxmlComparison): Target[] {
+  const list: Target[] = [];
+  const single = lxml.throughput.find((t) => t.inFlight === 1);
+  const cpu = median(single?.oxml.cpuUs ?? []);
+  list.push({
+    target: 'server CPU per 1 KB call ≤ 100 µs',
+    measured: `${cpu.toFixed(0)} µs (lxml ${median(single?.lxml.cpuUs ?? []).toFixed(0)} µs)`,
+    met: cpu <= 100,
+  });
+  const firstAnswer = median(lxml.starts.oxml.map((s) => s.firstAnswerMs));
+  list.push({
+    target: 'spawn → first answer ≤ 200 ms (stdio)',
+    measured: `${ms(firstAnswer)} ms (lxml ${ms(median(lxml.starts.lxml.map((s) => s.firstAnswerMs)))} ms)`,
+    met: firstAnswer <= 200,
+  });
+  const idle = median(lxml.starts.oxml.flatMap((s) => (s.idleMiB === undefined ? [] : [s.idleMiB])));
+  list.push({ target: 'RSS idle ≤ 60 MiB', measured: `${idle.toFixed(0)} MiB`, met: idle <= 60 });
+  for (const op of ['inspect', FORMAT.name]) {
+    const rows = lxml.rows.filter((r) => r.operation === op && (r.size === '2 MB' || r.size === '8 MiB'));
+    list.push({
+      target: `${op.replace(' indent 2', '')} ≤ 1.3× lxml at 2 MB and 8 MiB (first call)`,
+      measured: rows.map((r) => `${r.size} ${ratio(r.first.ratio)}`).join(', '),
+      met: rows.length > 0 && rows.every((r) => r.first.ratio <= 1.3),
+    });
+  }
+  return list;
+}
+
+/** ours ÷ lxml for every (size, operation), first call and repeat; then throughput, start-up and memory. */
+function lxmlTables(lxml: LxmlComparison): string {
+  const out: string[] = [];
+  out.push(
+    table(
+      [
+        'size',
+        'operation',
+        'n',
+        'first: oxml',
+        'first: lxml',
+        '**first: ours ÷ lxml**',
+        'repeat: oxml',
+        'repeat: lxml',
+        '**repeat: ours ÷ lxml**',
+        'answers',
+      ],
+      lxml.rows.map((row) => [
+        row.size,
+        row.operation,
+        String(row.first.n),
+        ms(row.first.a.median),
+        ms(row.first.b.median),
+        `**${ratio(row.first.ratio)}**`,
+        ms(row.repeat.a.median),
+        ms(row.repeat.b.median),
+        `**${ratio(row.repeat.ratio)}**`,
+        row.agreement,
+      ]),
+    ),
+  );
+  out.push('');
+  out.push(
+    `1 KB \`count(//record)\` calls, each on a new document, ${THROUGHPUT_CALLS.toLocaleString('en')} per block, ${THROUGHPUT_ROUNDS} blocks per server alternating; server CPU is all its threads (/proc), per call:`,
+  );
+  out.push('');
+  out.push(
+    table(
+      [
+        'in flight',
+        'oxml calls/s',
+        'lxml calls/s',
+        'ours ÷ lxml',
+        'oxml CPU µs/call',
+        'lxml CPU µs/call',
+        'ours ÷ lxml',
+      ],
+      lxml.throughput.map((t) => {
+        const [a, b, ca, cb] = [
+          median(t.oxml.perSecond),
+          median(t.lxml.perSecond),
+          median(t.oxml.cpuUs),
+          median(t.lxml.cpuUs),
+        ];
+        return [
+          String(t.inFlight),
+          a.toFixed(0),
+          b.toFixed(0),
+          ratio(a / b),
+          ca.toFixed(0),
+          cb.toFixed(0),
+          ratio(ca / cb),
+        ];
+      }),
+    ),
+  );
+  out.push('');
+  const { oxml, lxml: theirs } = lxml.starts;
+  const pick = (starts: Start[], key: keyof Start) =>
+    median(starts.flatMap((s) => (s[key] === undefined ? [] : [s[key] as number])));
+  const perPair = (key: keyof Start) =>
+    median(
+      oxml.flatMap((s, i) => {
+        const other = theirs[i]?.[key];
+        return s[key] === undefined || other === undefined ? [] : [(s[key] as number) / other];
+      }),
+    );
+  const memoryPairs = oxml.filter((s) => s.idleMiB !== undefined).length;
+  out.push(
+    `Fresh processes, ${oxml.length} of each, started alternately (A B, B A); memory read in ${memoryPairs} of them. Ratio: the median of the per-pair ratios.`,
+  );
+  out.push('');
+  const line = (label: string, key: keyof Start, unit: string, format: (v: number) => string) => [
+    label,
+    `${format(pick(oxml, key))} ${unit}`,
+    `${format(pick(theirs, key))} ${unit}`,
+    ratio(perPair(key)),
+  ];
+  const mib = (v: number) => v.toFixed(0);
+  out.push(
+    table(
+      ['measure (median)', 'oxml', 'lxml', 'ours ÷ lxml'],
+      [
+        line('spawn → `initialize` answered', 'initializeMs', 'ms', ms),
+        line('spawn → first `tools/call` answered (1 KB count)', 'firstAnswerMs', 'ms', ms),
+        line('CPU used by then (all threads)', 'cpuMs', 'ms', ms),
+        line('RSS idle (1 s after the first answer)', 'idleMiB', 'MiB', mib),
+        line('RSS after one 8 MiB call of each operation', 'after8MiB', 'MiB', mib),
+      ],
+    ),
+  );
+  return out.join('\n');
 }
 
 function breakdownTable(cases: BreakdownCase[]): string {
@@ -818,14 +1150,14 @@ async function main(): Promise<void> {
 
   const spawned = performance.now();
   const server = new StdioClient(process.execPath, [CLI]);
-  let stdio: OperationRow[];
-  let repeated: RepeatedResult;
+  let stdio: OperationRow[] = [];
+  let repeated: RepeatedResult = { rounds: 0, calls: [], local: [] };
   let lxml: Awaited<ReturnType<typeof versusLxml>>;
-  let http: OperationRow[];
-  let parts: BreakdownCase[];
+  let http: OperationRow[] = [];
+  let parts: BreakdownCase[] = [];
   let cold: ColdStart;
   let workload: WorkloadRow[];
-  let outline: ReturnType<typeof outlineCases>;
+  let outline: ReturnType<typeof outlineCases> = [];
   try {
     const init = await initializeStdio(server, PROTOCOL);
     if (!('result' in init.reply))
@@ -838,19 +1170,23 @@ async function main(): Promise<void> {
       process.stdout.write(`${workloadSection(workload).join('\n')}\n`);
       return;
     }
-    stdio = await stdioVersusInProcess(server, docs);
-    repeated = await repeatedQuery(server, large);
-    lxml = await versusLxml(server, [twoMb, large]);
-    http = await httpVersusInProcess(docs);
-    parts = await breakdown(server, [
-      [tiny, COUNT],
-      [medium, COUNT],
-      [large, COUNT],
-      [medium, FORMAT],
-      [large, FORMAT],
-    ]);
-    log('xml_inspect: the outline against the inspect before it');
-    outline = outlineCases([twoMb, large], QUICK, collectGarbage);
+    if (!LXML_ONLY) {
+      stdio = await stdioVersusInProcess(server, docs);
+      repeated = await repeatedQuery(server, large);
+    }
+    lxml = await versusLxml(server, docs);
+    if (!LXML_ONLY) {
+      http = await httpVersusInProcess(docs);
+      parts = await breakdown(server, [
+        [tiny, COUNT],
+        [medium, COUNT],
+        [large, COUNT],
+        [medium, FORMAT],
+        [large, FORMAT],
+      ]);
+      log('xml_inspect: the outline against the inspect before it');
+      outline = outlineCases([twoMb, large], QUICK, collectGarbage);
+    }
   } finally {
     await server.close();
   }
@@ -858,7 +1194,14 @@ async function main(): Promise<void> {
   info['load average at end (1 min)'] = os.loadavg()[0]?.toFixed(2) ?? 'unknown';
 
   const out: string[] = [];
-  out.push(`# oxml-mcp benchmark${QUICK ? ' (--quick: too few iterations to quote)' : ''}`);
+  const flags = [
+    QUICK ? '--quick: too few iterations to quote' : '',
+    LXML_ONLY ? '--lxml-only' : '',
+    HALF ? '--half' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  out.push(`# oxml-mcp benchmark${flags === '' ? '' : ` (${flags})`}`);
   out.push('');
   out.push(
     `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · ${info.cpu} · ${info.cores} cores · ${info.memory} · ${info.os} · Node ${info.node} · libxml2-wasm ${info['libxml2-wasm']} · @modelcontextprotocol/server ${info['@modelcontextprotocol/server']} · commit ${info.commit} · run took ${minutes.toFixed(1)} min · load average ${info['load average at start (1 min)']} at start, ${info['load average at end (1 min)']} at end`,
@@ -875,104 +1218,114 @@ async function main(): Promise<void> {
       )}, each after ${WARMUP_CALLS.toLocaleString('en')} warm-up calls per server process. Every timed call sends a document the server has not seen (its parse cache cannot answer it) unless said otherwise. Times in ms, per call; ratio = server median / in-process median; Δ = the difference of the medians.`,
   );
   out.push('');
-  out.push('## stdio `tools/call` vs the same engine call in process (paired A B A B)');
-  out.push('');
-  out.push(pairTable(stdio, 'stdio'));
-  out.push('');
-  out.push(
-    `## A fresh stdio server: its first ${WARMUP_CALLS.toLocaleString('en')} calls (\`count(//record)\`, a new 1 KB document each)`,
-  );
-  out.push('');
-  out.push(
-    table(
-      ['calls', 'n', 'median', 'p90'],
-      [
-        ['spawn → `initialize` answered', '1', ms(cold.startMs), '–'],
-        ...COLD_BUCKETS.filter(([from]) => from <= cold.samples.length).map(([from, to]) => {
-          const slice = cold.samples.slice(from - 1, to);
-          const last = from + slice.length - 1;
-          const label = from === to ? `call ${from} (starts the engine worker)` : `calls ${from}–${last}`;
-          return [label, String(slice.length), ms(median(slice)), ms(p90(slice))];
-        }),
-      ],
-    ),
-  );
-  out.push('');
-  out.push('## `xml_inspect`: the outline against the inspect before it (in process, paired on one parse)');
-  out.push('');
-  out.push(
-    "Each iteration parses once, then runs the inspect before the outline (names and counts only, `bench/inspect-before.ts`) and today's on that tree, alternating which goes first. Ratio (walk) = today's median / before's; ratio (parse + walk) = the same for the whole engine call.",
-  );
-  out.push('');
-  out.push(outlineTable(outline));
-  out.push('');
-  out.push('## Streamable HTTP (2025 session, one keep-alive connection) vs in process (paired)');
-  out.push('');
-  out.push(pairTable(http, 'HTTP'));
-  out.push('');
-  out.push(`## The same 8 MiB document queried ${REPEATS} times in a row (\`count(//record)\`, stdio)`);
-  out.push('');
-  const first = median(repeated.calls[0] ?? []);
-  out.push(
-    table(
-      ['call', 'n', 'median', 'p90', 'vs first call'],
-      [
-        ...repeated.calls.map((samples, k) => [
-          k === 0
-            ? '1st (new document)'
-            : `${k + 1}${k === 1 ? 'nd' : k === 2 ? 'rd' : 'th'} (same document)`,
-          String(samples.length),
-          ms(median(samples)),
-          ms(p90(samples)),
-          k === 0 ? '–' : `${ratio(median(samples) / first)} (${pct(median(samples) / first)})`,
-        ]),
+  if (!LXML_ONLY) {
+    out.push('## stdio `tools/call` vs the same engine call in process (paired A B A B)');
+    out.push('');
+    out.push(pairTable(stdio, 'stdio'));
+    out.push('');
+    out.push(
+      `## A fresh stdio server: its first ${WARMUP_CALLS.toLocaleString('en')} calls (\`count(//record)\`, a new 1 KB document each)`,
+    );
+    out.push('');
+    out.push(
+      table(
+        ['calls', 'n', 'median', 'p90'],
         [
-          'in-process query() on the same document',
-          String(repeated.local.length),
-          ms(median(repeated.local)),
-          ms(p90(repeated.local)),
-          ratio(median(repeated.local) / first),
+          ['spawn → `initialize` answered', '1', ms(cold.startMs), '–'],
+          ...COLD_BUCKETS.filter(([from]) => from <= cold.samples.length).map(([from, to]) => {
+            const slice = cold.samples.slice(from - 1, to);
+            const last = from + slice.length - 1;
+            const label = from === to ? `call ${from} (starts the engine worker)` : `calls ${from}–${last}`;
+            return [label, String(slice.length), ms(median(slice)), ms(p90(slice))];
+          }),
         ],
-      ],
-    ),
-  );
-  out.push('');
+      ),
+    );
+    out.push('');
+    out.push('## `xml_inspect`: the outline against the inspect before it (in process, paired on one parse)');
+    out.push('');
+    out.push(
+      "Each iteration parses once, then runs the inspect before the outline (names and counts only, `bench/inspect-before.ts`) and today's on that tree, alternating which goes first. Ratio (walk) = today's median / before's; ratio (parse + walk) = the same for the whole engine call.",
+    );
+    out.push('');
+    out.push(outlineTable(outline));
+    out.push('');
+    out.push('## Streamable HTTP (2025 session, one keep-alive connection) vs in process (paired)');
+    out.push('');
+    out.push(pairTable(http, 'HTTP'));
+    out.push('');
+    out.push(`## The same 8 MiB document queried ${REPEATS} times in a row (\`count(//record)\`, stdio)`);
+    out.push('');
+    const first = median(repeated.calls[0] ?? []);
+    out.push(
+      table(
+        ['call', 'n', 'median', 'p90', 'vs first call'],
+        [
+          ...repeated.calls.map((samples, k) => [
+            k === 0
+              ? '1st (new document)'
+              : `${k + 1}${k === 1 ? 'nd' : k === 2 ? 'rd' : 'th'} (same document)`,
+            String(samples.length),
+            ms(median(samples)),
+            ms(p90(samples)),
+            k === 0 ? '–' : `${ratio(median(samples) / first)} (${pct(median(samples) / first)})`,
+          ]),
+          [
+            'in-process query() on the same document',
+            String(repeated.local.length),
+            ms(median(repeated.local)),
+            ms(p90(repeated.local)),
+            ratio(median(repeated.local) / first),
+          ],
+        ],
+      ),
+    );
+    out.push('');
+  }
   out.push(...workloadSection(workload));
   out.push('');
   out.push('## Against native libxml2: a minimal stdio server on Python lxml (paired A B A B)');
   out.push('');
   if ('rows' in lxml) {
     out.push(
-      `lxml ${lxml.versions.version} on libxml2 ${lxml.versions.libxml2}, Python ${lxml.versions.python} (bench/lxml_server.py).`,
+      `lxml ${lxml.versions.version} on libxml2 ${lxml.versions.libxml2}, Python ${lxml.versions.python} (bench/lxml_server.py). Times in ms, medians; "first" sends a document new to both servers, "repeat" the same document again at once (our parse cache answers query and inspect; lxml has none). "answers": the two servers' answers compared before timing.`,
     );
     out.push('');
-    out.push(
-      table(
-        ['size', 'query', 'n', 'oxml stdio median', 'p90', 'lxml stdio median', 'p90', 'ratio', 'Δ median'],
-        lxml.rows.map((row) => [row.size, COUNT.name, ...pairedCells(row.stats)]),
-      ),
-    );
+    out.push(lxmlTables(lxml));
   } else {
     out.push(`Skipped: ${lxml.skipped}.`);
   }
   out.push('');
-  out.push('## Where the time goes (components timed round-robin in one loop with the real call)');
-  out.push('');
-  out.push(breakdownTable(parts));
-  out.push('');
-  out.push('## Issue 5 targets, as measured in this run');
-  out.push('');
-  const checked = targets(stdio, repeated, lxml);
-  out.push(
-    table(
-      ['target', 'measured', 'met'],
-      checked.map((t) => [t.target, t.measured, t.met ? 'yes' : 'no']),
-    ),
-  );
+  const checked = LXML_ONLY ? [] : targets(stdio, repeated, lxml);
+  if (!LXML_ONLY) {
+    out.push('## Where the time goes (components timed round-robin in one loop with the real call)');
+    out.push('');
+    out.push(breakdownTable(parts));
+    out.push('');
+    out.push('## Issue 5 targets, as measured in this run');
+    out.push('');
+    out.push(
+      table(
+        ['target', 'measured', 'met'],
+        checked.map((t) => [t.target, t.measured, t.met ? 'yes' : 'no']),
+      ),
+    );
+  }
+  if ('rows' in lxml) {
+    out.push('');
+    out.push('## Issue 14 targets, as measured in this run');
+    out.push('');
+    out.push(
+      table(
+        ['target', 'measured', 'met'],
+        issue14Targets(lxml).map((t) => [t.target, t.measured, t.met ? 'yes' : 'no']),
+      ),
+    );
+  }
   const report = out.join('\n');
   process.stdout.write(`${report}\n`);
 
-  const dir = fileURLToPath(new URL('./results', import.meta.url));
+  const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
   const file = `${dir}bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
   writeFileSync(

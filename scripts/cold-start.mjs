@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 /**
  * Cold start of two built CLIs over stdio, paired: each run spawns `node CLI`, sends `initialize`,
- * times the reply, closes stdin and times the exit. A and B alternate (A B, B A, …) so a busy
+ * times the reply, then sends `notifications/initialized` and one `xml_query` on a tiny document
+ * and times its answer (the first call waits for the engine worker), closes stdin and times the
+ * exit. On Linux it also reads the CPU time the server's threads have used by the first answer
+ * (`/proc/PID/task/<thread>/schedstat`), which a busy machine inflates far less than wall time. A and B alternate (A B, B A, …) so a busy
  * machine slows both alike; the report is the median of the per-pair ratios B/A.
  *
  *   node scripts/cold-start.mjs A/dist/cli.js B/dist/cli.js [pairs=30]
@@ -11,6 +14,7 @@
  * `git stash && npx tsc -p tsconfig.build.json --outDir dist-before && git stash pop`.
  */
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 const [cliA, cliB, pairsText = '30'] = process.argv.slice(2);
@@ -30,24 +34,58 @@ const INITIALIZE = `${JSON.stringify({
   },
 })}\n`;
 
-/** One cold start: milliseconds to the initialize reply and to the exit that follows end of stdin. */
+const FIRST_CALL = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify(
+  {
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'xml_query', arguments: { xml: '<a><b/><b/></a>', xpath: 'count(//b)' } },
+  },
+)}\n`;
+
+/** Milliseconds on a CPU so far, summed over the process's threads; NaN where /proc is missing. */
+function cpuMs(pid) {
+  try {
+    const tasks = readdirSync(`/proc/${pid}/task`);
+    let ns = 0;
+    for (const task of tasks)
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    return ns / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * One cold start: milliseconds to the initialize reply, to the first call's answer, and to the
+ * exit that follows end of stdin.
+ */
 function coldStart(cli) {
   return new Promise((resolve, reject) => {
     const start = performance.now();
     const child = spawn(process.execPath, [cli], { stdio: ['pipe', 'pipe', 'ignore'] });
     let stdout = '';
     let replied;
+    let called;
+    let cpu;
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
       stdout += chunk;
       if (replied === undefined && stdout.includes('\n')) {
         replied = performance.now() - start;
+        child.stdin.write(FIRST_CALL);
+      }
+      if (called === undefined && stdout.split('\n').length > 2) {
+        called = performance.now() - start;
+        cpu = cpuMs(child.pid);
+        if (!stdout.includes('"text":"2"')) reject(new Error(`${cli}: unexpected answer ${stdout}`));
         child.stdin.end();
       }
     });
     child.once('error', reject);
     child.once('close', (code) => {
-      if (code === 0 && replied !== undefined) resolve({ replied, exited: performance.now() - start });
-      else reject(new Error(`${cli} exited ${code} ${replied === undefined ? 'without a reply' : ''}`));
+      if (code === 0 && called !== undefined)
+        resolve({ replied, called, cpu, exited: performance.now() - start });
+      else reject(new Error(`${cli} exited ${code} ${called === undefined ? 'without a reply' : ''}`));
     });
     child.stdin.write(INITIALIZE);
   });
@@ -68,7 +106,7 @@ for (let pair = 0; pair < Number(pairsText); pair++) {
     runsA.push(await coldStart(cliA));
   }
 }
-for (const key of ['replied', 'exited']) {
+for (const key of ['replied', 'called', 'cpu', 'exited']) {
   const a = median(runsA.map((run) => run[key]));
   const b = median(runsB.map((run) => run[key]));
   const ratio = median(runsA.map((run, i) => runsB[i][key] / run[key]));

@@ -2,8 +2,7 @@
 import { parseArgs } from 'node:util';
 import { EnginePool } from './engine/runtime/pool.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './limits.js';
-import { type HttpTransport, serveHttp } from './transports/serve-http.js';
-import { runStdio } from './transports/serve-stdio.js';
+import type { HttpTransport } from './transports/serve-http.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './transports/sessions.js';
 import { VERSION } from './version.js';
 
@@ -179,6 +178,9 @@ async function main(): Promise<void> {
     return;
   }
   const settings = parsed;
+  // The first worker starts before the transport and the SDK are imported, so its load of
+  // libxml2 runs on its own thread while this one reads the SDK; only the transport in use is
+  // loaded (docs/adr/0020-start-the-worker-before-the-sdk.md).
   const engine = new EnginePool({ timeoutMs: settings.timeoutMs });
   engine.warm();
   const onError = (error: Error) => log(error.message);
@@ -200,11 +202,13 @@ async function main(): Promise<void> {
   );
 
   if (settings.transport === 'stdio') {
+    const { runStdio } = await import('./transports/serve-stdio.js');
     const failure = await runStdio(engine, log);
     await engine.close();
     if (failure) log('stdout failed; exiting');
     process.exit(failure ? 1 : 0);
   }
+  const { serveHttp } = await import('./transports/serve-http.js');
   const listening = await serveHttp(settings.transport, engine, {
     host: settings.host,
     port: settings.port,
