@@ -42,6 +42,16 @@ describe('xml_query output and batches through the in-memory client', () => {
     expect(text(result)).toContain('raise max_chars');
   });
 
+  it('marks the value the budget cut, so a cut id is not read as a whole one', async () => {
+    const xml = `<r>${'<id>ORDER-100727</id>'.repeat(50)}</r>`;
+    const result = await query({ xml, xpath: '//id', max_chars: 106 });
+    const lines = text(result).split('\n');
+    expect(lines.slice(1, -1)).toEqual([...Array(8).fill('ORDER-100727'), 'ORDE…[cut]']);
+    expect(lines.at(-1)).toBe(
+      '[Showing 9 of 50 values (41 left out); 1 of the 9 shown cut where …[cut] stands: output budget of 1000 values / 106 characters. Narrow the query (a predicate, [position() <= 20], count(...)) or raise max_chars.]',
+    );
+  });
+
   it('answers location paths and lines with output "paths"', async () => {
     const result = await query({ xml: feed, xpath: '//a:title', namespaces: a, output: 'paths' });
     expect(text(result)).toBe(

@@ -288,7 +288,7 @@ function readResult(value: XPathValue, reading: Reading): QueryResult {
 /**
  * Reads values until the budget is spent; values past it are never even read from libxml2,
  * which keeps a `//record` on an 8 MiB document cheap. The value that crosses the character
- * budget is cut at it.
+ * budget is cut at it and ends in CUT_MARK, so a cut id is never read as a whole one.
  */
 function withinBudget(
   size: number,
@@ -302,7 +302,7 @@ function withinBudget(
     if (values.length >= budget.maxValues || remaining <= 0) return { values, truncated: true };
     const value = valueAt(i);
     if (value.length > remaining) {
-      values.push(cutAt(value, remaining));
+      if (remaining > CUT_MARK.length) values.push(cutAt(value, remaining - CUT_MARK.length) + CUT_MARK);
       return { values, truncated: true };
     }
     values.push(value);

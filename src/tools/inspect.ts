@@ -70,7 +70,7 @@ function render(result: InspectResult, maxChars: number): string {
   ];
   if (result.outline.length > 0) {
     lines.push(
-      'Outline, one line per distinct element path: its count (×N), @attributes, child elements, and "text" when it holds text; ×N after an attribute is how many carry it, after a child how many there are, where that differs from the count:',
+      'Outline, one line per distinct element path (a leaf without attributes is named only on its parent\'s line): its count (×N), @attributes, child elements, and "text" when it holds text; ×N after an attribute is how many carry it, after a child how many there are, where that differs from the count:',
       ...result.outline,
     );
   }

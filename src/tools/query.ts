@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EngineError } from '../engine/errors.js';
-import { type BatchEntry, CUT_MARK, type QueryResult } from '../engine/query.js';
+import { type BatchEntry, CUT_MARK, type QueryOutput, type QueryResult } from '../engine/query.js';
 import {
   DEFAULT_OUTPUT_CHARS,
   MAX_BATCH_EXPRESSIONS,
@@ -101,21 +101,24 @@ export const xmlQuery = defineTool({
       };
       if (typeof xpath !== 'string') {
         const { results } = await engine.run('batch', { ...common, xpath }, call);
-        return toolResult(renderBatch(results, max_chars), { results: results.map(structuredEntry) });
+        return toolResult(renderBatch(results, output, max_chars), { results: results.map(structuredEntry) });
       }
       const { hint, ...result } = await engine
         .run('query', { ...common, xpath }, call)
         .catch((error: unknown) => {
           throw withXPath2Hint(error, xpath);
         });
-      return toolResult(valuesText(result, xpath) + truncationNote(result, max_chars) + hintText(hint), {
-        ...result,
-      });
+      return toolResult(
+        valuesText(result, xpath) + truncationNote(result, output, max_chars) + hintText(hint),
+        {
+          ...result,
+        },
+      );
     });
   },
 });
 
-function truncationNote(result: QueryResult, maxChars: number, batch = false): string {
+function truncationNote(result: QueryResult, output: QueryOutput, maxChars: number, batch = false): string {
   if (!result.truncated) return '';
   const shown = result.values.length;
   const left = result.count - shown;
@@ -133,7 +136,7 @@ function truncationNote(result: QueryResult, maxChars: number, batch = false): s
   const budget = batch
     ? `this expression's share of the ${maxChars}-character, ${MAX_OUTPUT_VALUES}-value budget the batch shares. Ask it alone, narrow it, or raise max_chars.`
     : `output budget of ${MAX_OUTPUT_VALUES} values / ${maxChars} characters. ${
-        cut > 0
+        cut > 0 && output === 'xml'
           ? 'Select inside the nodes (their children, a field) or fewer of them, or raise max_chars.'
           : 'Narrow the query (a predicate, [position() <= 20], count(...)) or raise max_chars.'
       }`;
@@ -157,12 +160,12 @@ function entryError(entry: Extract<BatchEntry, { error: string }>): string {
  * A batch reads as one numbered block per expression, the expression repeated in its heading
  * and the answer indented under it, so no answer can be taken for its neighbour's.
  */
-function renderBatch(results: BatchEntry[], maxChars: number): string {
+function renderBatch(results: BatchEntry[], output: QueryOutput, maxChars: number): string {
   return results
     .map((entry, index) => {
       const heading = `${index + 1}. \`${entry.xpath}\``;
       if ('error' in entry) return `${heading} → error: ${indent(entryError(entry))}`;
-      return `${heading} → ${entryText(entry)}${indent(truncationNote(entry, maxChars, true) + hintText(entry.hint))}`;
+      return `${heading} → ${entryText(entry)}${indent(truncationNote(entry, output, maxChars, true) + hintText(entry.hint))}`;
     })
     .join('\n');
 }
