@@ -1,5 +1,5 @@
 import { attributeCount, documentPointer, NodeType, walk } from './libxml2/tree.js';
-import { parseDocument, type XmlSource } from './parse.js';
+import { withDocument, type XmlSource } from './parse.js';
 
 export interface CheckResult {
   wellFormed: true;
@@ -10,8 +10,7 @@ export interface CheckResult {
 
 /** Succeeds with node counts, or throws a `not-well-formed` EngineError with line and column. */
 export function check(xml: XmlSource): CheckResult {
-  const doc = parseDocument(xml, 'check');
-  try {
+  return withDocument(xml, 'check', (doc) => {
     let elements = 0;
     let nodes = 0;
     walk(documentPointer(doc), (node, type) => {
@@ -23,7 +22,5 @@ export function check(xml: XmlSource): CheckResult {
       }
     });
     return { wellFormed: true, elements, nodes };
-  } finally {
-    doc.dispose();
-  }
+  });
 }

@@ -1,5 +1,5 @@
 import { ByteSink } from './libxml2/byte-sink.js';
-import { parseDocument, type XmlSource } from './parse.js';
+import { withDocument, type XmlSource } from './parse.js';
 
 export type EmptyElementStyle = 'self-closing' | 'spaced' | 'expanded';
 
@@ -26,9 +26,8 @@ export function format(xml: XmlSource, options: FormatOptions): string {
  * cloned to the main thread (docs/adr/0010-output-back-pressure.md).
  */
 export function formatToBytes(xml: XmlSource, options: FormatOptions): Uint8Array {
-  const doc = parseDocument(xml, 'format');
-  const sink = new ByteSink();
-  try {
+  const output = withDocument(xml, 'format', (doc) => {
+    const sink = new ByteSink();
     doc.save(sink, {
       encoding: 'utf-8',
       format: options.indent > 0,
@@ -36,10 +35,8 @@ export function formatToBytes(xml: XmlSource, options: FormatOptions): Uint8Arra
       noEmptyTags: options.emptyElements === 'expanded',
       noDeclaration: !hasDeclaration(xml),
     });
-  } finally {
-    doc.dispose();
-  }
-  const output = sink.take();
+    return sink.take();
+  });
   const trimmed = output[output.length - 1] === NEWLINE ? output.subarray(0, -1) : output;
   if (options.emptyElements !== 'spaced') return trimmed;
   return new TextEncoder().encode(spaceEmptyTags(new TextDecoder().decode(trimmed)));

@@ -5,7 +5,7 @@ import {
   MAX_INSPECT_NAMES,
   MAX_INSPECT_NAMESPACES,
 } from '../limits.js';
-import { parseDocument, type XmlSource } from './parse.js';
+import { withDocument, type XmlSource } from './parse.js';
 import { type DocumentShape, documentShape, type NamespaceShape, type PathShape } from './shape.js';
 
 /** The namespace `xml:` names are in: bound in every XPath context, so it needs no binding. */
@@ -82,12 +82,7 @@ const NAMESPACE_FLOOR_CHARS = 2_000;
 const MIN_LINE_CHARS = 3;
 
 export function inspect(xml: XmlSource, options: InspectOptions = {}): InspectResult {
-  const doc = parseDocument(xml, 'query');
-  try {
-    return inspectDocument(doc, options);
-  } finally {
-    doc.dispose();
-  }
+  return withDocument(xml, 'query', (doc) => inspectDocument(doc, options));
 }
 
 /** `inspect` on a document parsed for querying, which stays the caller's. */

@@ -91,6 +91,21 @@ export function parseDocument(source: XmlSource, purpose: ParsePurpose, argument
   return doc;
 }
 
+/** Parses, hands the document to `use`, and frees it whatever `use` does: the one parse/use/free. */
+export function withDocument<T>(
+  source: XmlSource,
+  purpose: ParsePurpose,
+  use: (doc: XmlDocument) => T,
+  argument = 'xml',
+): T {
+  const doc = parseDocument(source, purpose, argument);
+  try {
+    return use(doc);
+  } finally {
+    doc.dispose();
+  }
+}
+
 function undeclaredEntity(error: unknown): boolean {
   return (
     error instanceof XmlParseError &&

@@ -18,7 +18,7 @@ import {
 } from './libxml2/xpath.js';
 import { type ExplainedResult, explainedQuery } from './namespace-hints.js';
 import { PathWriter } from './node-path.js';
-import { parseDocument, type XmlSource } from './parse.js';
+import { withDocument, type XmlSource } from './parse.js';
 import { checkBindings, guardExpression, type Namespaces } from './xpath-guard.js';
 import { xpathNumberToString } from './xpath-number.js';
 
@@ -64,11 +64,13 @@ export function query(
   budget: OutputBudget = DEFAULT_BUDGET,
   output: QueryOutput = 'values',
 ): QueryResult {
-  guardExpression(expression, namespaces);
-  return parsedForQuery(xml, (doc) => queryDocument(doc, expression, namespaces, budget, output));
+  return withDocument(xml, 'query', (doc) => queryDocument(doc, expression, namespaces, budget, output));
 }
 
-/** `query` on a document parsed for querying (`parseDocument(xml, 'query')`), which stays the caller's. */
+/**
+ * `query` on a document parsed for querying (`parseDocument(xml, 'query')`), which stays the
+ * caller's. The expression is guarded here, the one place a single expression is.
+ */
 export function queryDocument(
   doc: XmlDocument,
   expression: string,
@@ -89,17 +91,7 @@ export function queryAll(
   budget: OutputBudget = DEFAULT_BUDGET,
   output: QueryOutput = 'values',
 ): BatchEntry[] {
-  checkBindings(namespaces);
-  return parsedForQuery(xml, (doc) => queryBatch(doc, expressions, namespaces, budget, output));
-}
-
-function parsedForQuery<T>(xml: XmlSource, use: (doc: XmlDocument) => T): T {
-  const doc = parseDocument(xml, 'query');
-  try {
-    return use(doc);
-  } finally {
-    doc.dispose();
-  }
+  return withDocument(xml, 'query', (doc) => queryBatch(doc, expressions, namespaces, budget, output));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { XmlValidateError, XsdValidator } from 'libxml2-wasm';
 import { EngineError, isEngineTrap } from './errors.js';
 import { documentPointer } from './libxml2/tree.js';
-import { parseDocument, type XmlSource } from './parse.js';
+import { parseDocument, withDocument, type XmlSource } from './parse.js';
 import { evaluate } from './query.js';
 import { refuseDeepSchemaChains } from './schema-chains.js';
 import { validationFailure } from './validation-failure.js';
@@ -44,16 +44,13 @@ export function validate(xml: XmlSource, xsd: XmlSource, limits: ValidateLimits 
     schemaDoc.dispose();
   }
   try {
-    const doc = parseDocument(xml, 'validate');
-    try {
+    return withDocument(xml, 'validate', (doc): ValidateResult => {
       const outcome = runSchema(validator, doc);
       if (outcome.kind === 'failed') throw validationFailure(outcome.reports, xsd);
       if (outcome.kind === 'valid') return { valid: true, total: 0, violations: [] };
       const { total, violations, truncated } = outcome;
       return { valid: false, total, violations, ...(truncated ? { truncated: true } : {}) };
-    } finally {
-      doc.dispose();
-    }
+    });
   } finally {
     validator.dispose();
   }

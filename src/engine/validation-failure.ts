@@ -1,7 +1,7 @@
 import { MAX_VIOLATION_TEXT_CHARS } from '../limits.js';
 import { EngineError } from './errors.js';
 import { documentPointer } from './libxml2/tree.js';
-import { parseDocument, type XmlSource } from './parse.js';
+import { withDocument, type XmlSource } from './parse.js';
 import { evaluate } from './query.js';
 import type { Violation } from './violations.js';
 
@@ -37,13 +37,12 @@ export function validationFailure(reports: Violation[], xsd: XmlSource): EngineE
  * so the schema is parsed again rather than kept.
  */
 function patternsNamed(xsd: XmlSource): string {
-  const doc = parseDocument(xsd, 'validate', 'xsd');
-  let patterns: string[];
-  try {
-    patterns = [...new Set(evaluate(documentPointer(doc), '//xs:pattern/@value', { xs: XSD }).values)];
-  } finally {
-    doc.dispose();
-  }
+  const patterns = withDocument(
+    xsd,
+    'validate',
+    (doc) => [...new Set(evaluate(documentPointer(doc), '//xs:pattern/@value', { xs: XSD }).values)],
+    'xsd',
+  );
   const quoted = patterns.map((pattern) => `\`${pattern.slice(0, MAX_VIOLATION_TEXT_CHARS)}\``);
   if (quoted.length === 1) return `The pattern ${quoted[0]}`;
   if (quoted.length === 0 || quoted.length > NAMED_PATTERNS) return 'An xs:pattern facet';

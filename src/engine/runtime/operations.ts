@@ -3,10 +3,10 @@ import { type CheckResult, check } from '../check.js';
 import { type FormatOptions, formatToBytes } from '../format.js';
 import { type InspectResult, inspectDocument } from '../inspect.js';
 import { type ExplainedResult, explainedQuery } from '../namespace-hints.js';
-import { parseDocument } from '../parse.js';
+import { parseDocument, withDocument } from '../parse.js';
 import { type BatchEntry, type OutputBudget, type QueryOutput, queryBatch, queryDocument } from '../query.js';
 import { type ValidateResult, validate } from '../validate.js';
-import { checkBindings, guardExpression, type Namespaces, unboundPrefix } from '../xpath-guard.js';
+import type { Namespaces } from '../xpath-guard.js';
 import { DocumentCache } from './document-cache.js';
 
 /**
@@ -75,34 +75,31 @@ function withQueryDocument<T>(
   cacheAs: string | undefined,
   use: (doc: ReturnType<typeof parseDocument>) => T,
 ): T {
+  if (cacheAs === undefined) {
+    makeRoomFor(xml);
+    return withDocument(xml, 'query', use);
+  }
+  // Room is made only on a miss: a hit on a large document must not free that very document.
   const parse = () => {
     makeRoomFor(xml);
     return parseDocument(xml, 'query');
   };
-  if (cacheAs !== undefined) return cache.use(cacheAs, 'query', xml, parse, use);
-  const doc = parse();
-  try {
-    return use(doc);
-  } finally {
-    doc.dispose();
-  }
+  return cache.use(cacheAs, 'query', xml, parse, use);
 }
 
 export const operations: { [K in OperationName]: (args: Operations[K]['args']) => Operations[K]['result'] } =
   {
-    query: ({ xml, xpath, namespaces, budget, output, cacheAs }) => {
-      // An unbound prefix is explained from the document's declarations, so it waits for the parse.
-      if (unboundPrefix(xpath, namespaces) === undefined) guardExpression(xpath, namespaces);
-      return withQueryDocument(xml, cacheAs, (doc) =>
+    // The expression is guarded once, in queryDocument, after the parse: a refusal then costs a
+    // parse the corrected call finds cached, and an unbound prefix can be answered with the
+    // binding the document declares.
+    query: ({ xml, xpath, namespaces, budget, output, cacheAs }) =>
+      withQueryDocument(xml, cacheAs, (doc) =>
         explainedQuery(doc, xpath, namespaces, () => queryDocument(doc, xpath, namespaces, budget, output)),
-      );
-    },
-    batch: ({ xml, xpath, namespaces, budget, output, cacheAs }) => {
-      checkBindings(namespaces);
-      return withQueryDocument(xml, cacheAs, (doc) => ({
+      ),
+    batch: ({ xml, xpath, namespaces, budget, output, cacheAs }) =>
+      withQueryDocument(xml, cacheAs, (doc) => ({
         results: queryBatch(doc, xpath, namespaces, budget, output),
-      }));
-    },
+      })),
     inspect: ({ xml, maxChars, cacheAs }) =>
       withQueryDocument(xml, cacheAs, (doc) =>
         inspectDocument(doc, maxChars === undefined ? {} : { maxChars }),
