@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import type { CheckResult } from '../engine/check.js';
 import { EngineError } from '../engine/errors.js';
-import { defineTool, documentArguments, encode, toolError, toolResult } from './tool.js';
+import { type Declares, defineTool, documentArguments, encode, toolError, toolResult } from './tool.js';
 
 const output = z.object({
   wellFormed: z.boolean(),
@@ -8,6 +9,8 @@ const output = z.object({
   nodes: z.int().min(0).optional(),
   error: z.object({ message: z.string(), line: z.int().optional(), column: z.int().optional() }).optional(),
 });
+
+true satisfies Declares<typeof output, CheckResult>;
 
 export const xmlCheck = defineTool({
   name: 'xml_check',

@@ -7,7 +7,7 @@ import {
   MAX_OUTPUT_CHARS,
   MIN_OUTPUT_CHARS,
 } from '../limits.js';
-import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
+import { answering, type Declares, defineTool, documentArguments, encode, toolResult } from './tool.js';
 
 const count = z.int().min(0);
 
@@ -32,6 +32,8 @@ const output = z.object({
   distinctNamespaces: count.optional(),
   truncated: z.literal(true).optional(),
 });
+
+true satisfies Declares<typeof output, Omit<InspectResult, 'omitted' | 'unprefixedExample'>>;
 
 export const xmlInspect = defineTool({
   name: 'xml_inspect',

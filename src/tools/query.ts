@@ -11,7 +11,7 @@ import {
 } from '../limits.js';
 import { allEmpty, hintText, nodeLines, valuesText } from './answer-text.js';
 import { namespacesArgument } from './namespaces-argument.js';
-import { answering, defineTool, documentArguments, encode, toolResult } from './tool.js';
+import { answering, type Declares, defineTool, documentArguments, encode, toolResult } from './tool.js';
 import { withXPath2Hint } from './xpath2-hints.js';
 
 /**
@@ -81,6 +81,9 @@ const output = z.object({
   error: z.string().optional(),
   results: z.array(z.unknown().meta({ $ref: '#' })).optional(),
 });
+
+true satisfies Declares<typeof output, QueryResult>;
+true satisfies Declares<typeof output, { xpath: string; error: string }>;
 
 export const xmlQuery = defineTool({
   name: 'xml_query',

@@ -46,6 +46,20 @@ const ANNOTATIONS = {
   openWorldHint: false,
 } as const;
 
+/**
+ * The compile-time half of one contract between the engine and the listing: `true` when every
+ * engine result of type `Result` is a valid value of the output schema and carries no field the
+ * schema leaves out. Each tool states it beside its schema (`true satisfies Declares<…>`), so a
+ * field added to an engine result type and not to the listing, or listed with another type,
+ * fails the typecheck. (The server does not validate structuredContent at run time: the low-level
+ * `Server` skips it, docs/adr/0002.)
+ */
+export type Declares<Schema extends z.ZodType, Result> = [Result] extends [z.input<Schema>]
+  ? [Exclude<keyof Result, keyof z.input<Schema>>] extends [never]
+    ? true
+    : false
+  : false;
+
 export function defineTool<Args>(definition: ToolDefinition<Args>): ToolDefinition<Args> {
   return definition;
 }

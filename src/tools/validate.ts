@@ -3,6 +3,7 @@ import type { ValidateResult, Violation } from '../engine/validate.js';
 import { MAX_LISTED_VIOLATIONS, MAX_VIOLATION_TEXT_CHARS, VIOLATION_OUTPUT_CHARS } from '../limits.js';
 import {
   answering,
+  type Declares,
   defineTool,
   documentArguments,
   encode,
@@ -19,6 +20,8 @@ const output = z.object({
   ),
   truncated: z.literal(true).optional(),
 });
+
+true satisfies Declares<typeof output, ValidateResult>;
 
 export const xmlValidate = defineTool({
   name: 'xml_validate',
