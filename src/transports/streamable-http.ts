@@ -128,7 +128,6 @@ export function createStreamableHttpEndpoint(
         replyError(res, 404, -32001, `Session not found: ${whyUnknown(id, instance)}`);
         return;
       }
-      if (req.method === 'GET') flushHeadersOnWrite(res);
       await session.transport.handleRequest(req, res, body);
       if (req.method === 'DELETE') sessions.remove(id);
       return;
@@ -189,20 +188,6 @@ function whyUnknown(id: string, instance: string | undefined): string {
   if (instance === undefined || owner === undefined || owner === instance)
     return `it ended or expired. ${start}`;
   return `it was opened by instance "${owner}" (this is "${instance}"), which has stopped or is not reachable. ${start}`;
-}
-
-/**
- * The server→client stream of `GET /mcp` would otherwise send no headers until its first
- * keep-alive (~15 s), leaving the client waiting to learn the stream is open
- * (docs/adr/0004-one-http-endpoint-two-eras.md).
- */
-function flushHeadersOnWrite(res: ServerResponse): void {
-  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-  res.writeHead = ((...args: unknown[]) => {
-    const result = writeHead(...args);
-    res.flushHeaders();
-    return result;
-  }) as typeof res.writeHead;
 }
 
 /**

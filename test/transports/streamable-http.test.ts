@@ -155,8 +155,8 @@ describe('Streamable HTTP sessions', () => {
     const init = await fetch(url, { method: 'POST', headers, body: initialize });
     const id = init.headers.get('mcp-session-id') as string;
     await init.text();
-    // Without the fix the headers come with the first keep-alive, 15 s in (the SDK's interval):
-    // give up at 10 s, far beyond a busy machine's delay and well short of that.
+    // Headers held until the first keep-alive would come 15 s in (the SDK's interval): give up at
+    // 10 s, far beyond a busy machine's delay and well short of that (docs/adr/0004).
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), 10_000);
     const stream = await fetch(url, {
