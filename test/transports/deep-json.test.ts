@@ -5,6 +5,7 @@ import type { Listening } from '../../src/transports/http-common.js';
 import { textNestsDeeperThan } from '../../src/transports/json-depth.js';
 import { classifyLine } from '../../src/transports/jsonrpc-lines.js';
 import { serveHttp } from '../../src/transports/serve-http.js';
+import { MODERN_CALL_HEADERS } from '../support/http-requests.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -43,17 +44,7 @@ async function start(kind: 'streamable-http' | 'sse'): Promise<string> {
 }
 
 const post = (url: string, body: string) =>
-  fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'xml_query',
-    },
-    body,
-  });
+  fetch(url, { method: 'POST', headers: MODERN_CALL_HEADERS, body });
 
 const tooDeep = {
   code: -32600,

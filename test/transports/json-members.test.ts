@@ -1,12 +1,11 @@
-import { PassThrough } from 'node:stream';
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EnginePool } from '../../src/engine/runtime/pool.js';
 import { MAX_JSON_MEMBERS } from '../../src/limits.js';
 import type { Listening } from '../../src/transports/http-common.js';
 import { holdsTooManyMembers, TOO_MANY_MEMBERS_MESSAGE } from '../../src/transports/json-members.js';
 import { serveHttp } from '../../src/transports/serve-http.js';
-import { LineStdioTransport } from '../../src/transports/stdio.js';
+import { MODERN_CALL_HEADERS } from '../support/http-requests.js';
+import { feedLines } from '../support/stdio-harness.js';
 
 const bytesOf = (text: string) => Buffer.from(text, 'utf8');
 
@@ -39,28 +38,10 @@ describe('holdsTooManyMembers', () => {
 
 describe('a message with a million members', () => {
   it('stdio refuses it before parsing, with its id, and answers the next request', async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const transport = new LineStdioTransport(input, output);
-    const delivered: JSONRPCMessage[] = [];
-    transport.onmessage = (message) => {
-      delivered.push(message);
-      if ('id' in message && 'method' in message)
-        void transport.send({ jsonrpc: '2.0', id: message.id, result: {} });
-    };
-    let written = '';
-    output.setEncoding('utf8').on('data', (chunk: string) => {
-      written += chunk;
-    });
-    await transport.start();
-    input.write(`${callWithBindings(1_000_000)}\n`);
-    input.write('{"jsonrpc":"2.0","id":8,"method":"ping"}\n');
-    input.end();
-    await transport.closed;
-    const replies = written
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line));
+    const { replies, delivered } = await feedLines([
+      callWithBindings(1_000_000),
+      '{"jsonrpc":"2.0","id":8,"method":"ping"}',
+    ]);
     expect(replies).toEqual([
       { jsonrpc: '2.0', id: 7, error: { code: -32600, message: TOO_MANY_MEMBERS_MESSAGE } },
       { jsonrpc: '2.0', id: 8, result: {} },
@@ -80,17 +61,7 @@ describe('a message with a million members', () => {
     engine = new EnginePool({ size: 1 });
     listening = await serveHttp('streamable-http', engine, { host: '127.0.0.1', port: 0, onError: () => {} });
     const post = (body: string) =>
-      fetch(listening?.url as string, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'xml_query',
-        },
-        body,
-      });
+      fetch(listening?.url as string, { method: 'POST', headers: MODERN_CALL_HEADERS, body });
     const meta =
       '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}},';
     const withMeta = (line: string) => line.replace('"params":{', `"params":{${meta}`);
