@@ -3,6 +3,8 @@
  * so runs on different days and machines measure the same input. No Math.random.
  */
 
+import { seededRandom } from '../test/support/seeded-random.js';
+
 export interface BenchDocument {
   /** Short label used in the report: "1 KB", "200 KB", "2 MB", "8 MiB". */
   label: string;
@@ -25,18 +27,6 @@ export const SIZES: DocumentSize[] = [
   // The server's document limit is 8 MiB (8,388,608 bytes); this one sits just under it.
   { label: '8 MiB', maxBytes: 8 * 1_024 * 1_024 },
 ];
-
-/** mulberry32: a small, well-mixed 32-bit PRNG; returns floats in [0, 1). */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 // Names and words with non-ASCII (Latin-1, Greek, CJK, an emoji outside the BMP) and the five
 // characters XML must escape, so encoding and escaping costs show up as they would in real data.
@@ -111,7 +101,7 @@ const VARIANT_DIGITS = 6;
  * UTF-8 bytes (the 8 MiB one is the largest document the server accepts, less one byte).
  */
 export function generateDocument(size: DocumentSize, seed = 20_240_505): BenchDocument {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const head = `<?xml version="1.0" encoding="UTF-8"?>\n<records ${VARIANT}${'0'.repeat(VARIANT_DIGITS)}">\n`;
   const tail = '</records>\n';
   const parts = [head];

@@ -18,6 +18,7 @@ import { tools } from '../../src/tools/index.js';
 import { parseArguments } from '../../src/tools/tool.js';
 import { classifyValue } from '../../src/transports/jsonrpc-lines.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from '../../src/transports/lift-documents.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 // ---------------------------------------------------------------------------------------------
 // The oracle
@@ -188,18 +189,6 @@ interface Style {
   escapeKeys: number;
 }
 
-/** mulberry32: the writer's choices follow from the style's seed, so failures reproduce. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const JSON_SPACE = [' ', '\t', '\n', '\r', '\r\n', '  '];
 /** Whitespace JSON.parse refuses (String.prototype.trim accepts most of it at the ends). */
 const NOT_JSON_SPACE = ['\v', '\f', '\u00a0', '\ufeff', '\u2028', '\u3000', '\u0000', '\u0085'];
@@ -231,7 +220,7 @@ class Writer {
 
   constructor(style: Style) {
     this.#style = style;
-    this.#rand = random(style.seed);
+    this.#rand = seededRandom(style.seed);
   }
 
   #pick<T>(items: readonly T[]): T {
