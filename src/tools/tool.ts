@@ -21,7 +21,7 @@ export interface ToolContext {
  * (a `document` or `schema` handle was resolved to it, document-handles.ts).
  */
 export type ToolArguments<Args> = Omit<Args, DocumentArgument | HandleArgument> & {
-  [K in keyof Args & DocumentArgument]-?: Exclude<Args[K], undefined> | LiftedDocument;
+  [K in keyof Args & DocumentArgument]-?: Exclude<Args[K], undefined>;
 };
 
 /** The arguments that name a held document instead of sending its text. */
@@ -84,7 +84,11 @@ export function inputKeys(tool: ToolDefinition): ReadonlySet<string> {
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
+  // The one custom type is documentText, listed as the string a client sends (its meta).
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return JSON.parse(JSON.stringify(rest), (key, value) => (noise(key, value, io) ? undefined : value));
 }
 
@@ -109,18 +113,14 @@ function noise(key: string, value: unknown, io: 'input' | 'output'): boolean {
 /**
  * Validates arguments into a sentence that names the field at fault, or returns the parsed
  * arguments. Strings must be well-formed Unicode: a lone surrogate cannot be encoded to UTF-8.
- * A lifted document stands where its string would; the transport already checked its bytes.
+ * A lifted document is a document argument's other form (`documentText`); the transport already
+ * checked its bytes.
  */
 export function parseArguments<Args>(
   tool: ToolDefinition<Args>,
   raw: unknown,
 ): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
-  const lifted = liftedDocuments(raw);
-  const sheltered = shelterProtoKeys(
-    lifted.length === 0
-      ? (raw ?? {})
-      : { ...(raw as object), ...Object.fromEntries(lifted.map(([key]) => [key, ''])) },
-  );
+  const sheltered = shelterProtoKeys(raw ?? {});
   const result = tool.input.safeParse(sheltered.raw);
   sheltered.undo();
   if (!result.success) {
@@ -146,9 +146,7 @@ export function parseArguments<Args>(
       };
     }
   }
-  const args = result.data as Record<string, unknown>;
-  for (const [key, document] of lifted) if (typeof args[key] === 'string') args[key] = document;
-  return { ok: true, args };
+  return { ok: true, args: result.data as Record<string, unknown> };
 }
 
 /** The caller's value at an issue's path; undefined where nothing was given. */
@@ -181,13 +179,6 @@ function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return TYPE_NAMES[typeof value] ?? typeof value;
-}
-
-function liftedDocuments(raw: unknown): [string, LiftedDocument][] {
-  if (typeof raw !== 'object' || raw === null) return [];
-  return Object.entries(raw).filter(
-    (entry): entry is [string, LiftedDocument] => entry[1] instanceof LiftedDocument,
-  );
 }
 
 function firstLoneSurrogate(value: unknown): number | undefined {
@@ -242,8 +233,7 @@ export const encode = (text: string | LiftedDocument): Uint8Array =>
  * context on every turn, and the answers' last line says what a handle is for.
  */
 export const documentArguments = {
-  xml: z
-    .string()
+  xml: documentText()
     .describe('The XML text (not a path or URL), once; then its handle as document (sessions only).')
     .optional(),
   document: z.string().optional(),
@@ -251,6 +241,22 @@ export const documentArguments = {
 
 /** xml_validate's schema: its text as `xsd`, or its handle as `schema`. */
 export const schemaArguments = {
-  xsd: z.string().describe('The XSD schema itself, as text.').optional(),
+  xsd: documentText().describe('The XSD schema itself, as text.').optional(),
   schema: z.string().optional(),
 };
+
+/**
+ * A document's text: a string, or the bytes a transport lifted from the request line in its
+ * place (lifted-document.ts). Listed as `{"type": "string"}`, which is what a client sends; a
+ * value of any other type is refused as "must be a string, not …".
+ */
+function documentText() {
+  return z
+    .custom<string | LiftedDocument>()
+    .superRefine((value, context) => {
+      if (typeof value !== 'string' && !(value instanceof LiftedDocument)) {
+        context.addIssue({ code: 'invalid_type', expected: 'string', input: value });
+      }
+    })
+    .meta({ type: 'string' });
+}
