@@ -1,5 +1,4 @@
-/** The arguments that carry a document's text (docs/behaviour.md §1.1: never a path or URL). */
-const DOCUMENT_ARGUMENTS = ['xml', 'xsd'] as const;
+import { DOCUMENT_ARGUMENTS } from '../lifted-document.js';
 
 /** Longer than this, a string without `<` is still no document, but no longer plainly a path. */
 const MAX_PATH_LENGTH = 2_048;
@@ -16,7 +15,8 @@ const LOOKS_LIKE = [
 /**
  * A sentence for a document argument that is plainly a path or URL, which would otherwise be
  * answered "Start tag expected": a model that passed `/x/y.xml` must learn to pass the text.
- * Only a string with no `<` qualifies, so no well-formed document is ever refused here.
+ * Only a string with no `<` qualifies, so no well-formed document is ever refused here
+ * (docs/behaviour.md §1.1: a document is sent as its text, never a path or URL).
  */
 export function pathInsteadOfText(args: Record<string, unknown>): string | undefined {
   for (const name of DOCUMENT_ARGUMENTS) {
