@@ -128,6 +128,16 @@ describe('xml_query output and batches through the in-memory client', () => {
     });
   });
 
+  it('heads an entry with a long expression by its start and end, keeping it whole in structuredContent', async () => {
+    const long = `count(//a:entry[${Array.from({ length: 20 }, (_, i) => `a:title = 'title number ${i}'`).join(' or ')}])`;
+    const result = await query({ xml: feed, xpath: [long, 'count(//a:title)'], namespaces: a });
+    const [first = ''] = text(result).split('\n');
+    expect(first).toBe(`1. \`${long.slice(0, 59)}…${long.slice(-59)}\` → 0`);
+    expect(result.structuredContent).toMatchObject({
+      results: [{ xpath: long }, { xpath: 'count(//a:title)' }],
+    });
+  });
+
   it('gives the declared binding for an entry whose prefix is unbound', async () => {
     const svg =
       '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><use xlink:href="#a"/></svg>';

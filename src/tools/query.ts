@@ -166,12 +166,25 @@ function entryError(entry: Extract<BatchEntry, { error: string }>): string {
 function renderBatch(results: BatchEntry[], output: QueryOutput, maxChars: number): string {
   return results
     .map((entry, index) => {
-      const heading = `${index + 1}. \`${entry.xpath}\``;
+      const heading = `${index + 1}. \`${headingOf(entry.xpath)}\``;
       if ('error' in entry) return `${heading} → error: ${indent(entryError(entry))}`;
       return `${heading} → ${entryText(entry)}${indent(truncationNote(entry, output, maxChars, true) + hintText(entry.hint))}`;
     })
     .join('\n');
 }
+
+/**
+ * An expression as its entry's heading: whole up to HEADING_CHARS, else its start and end, which
+ * tell it from its neighbours without repeating a long predicate 32 times (structuredContent
+ * keeps it whole).
+ */
+function headingOf(xpath: string): string {
+  if (xpath.length <= HEADING_CHARS) return xpath;
+  const half = Math.floor((HEADING_CHARS - 1) / 2);
+  return `${xpath.slice(0, half)}…${xpath.slice(-half)}`;
+}
+
+const HEADING_CHARS = 120;
 
 function entryText(entry: QueryResult): string {
   if (entry.type !== 'node-set') return scalarText(entry);
