@@ -308,11 +308,15 @@ function deepStrings(value, visit) {
   else if (value && typeof value === 'object') for (const v of Object.values(value)) deepStrings(v, visit);
 }
 
+/** Ends a value the output budget cut part-way (src/engine/query.ts). */
+const CUT_MARK = '…[cut]';
+
 /**
  * The output budget (docs/behaviour.md §6): values in document order until 1,000 values or `maxChars`
- * characters; the value that crosses the character budget is cut at it; `count` stays exact.
- * A cut must not split a surrogate pair, so where the naive cut would, the cut one code unit
- * shorter or longer is the accepted answer.
+ * characters; the value that crosses the character budget is cut so that it and `…[cut]` fill
+ * what is left (left out when the mark would not fit); `count` stays exact. A cut must not split
+ * a surrogate pair, so where the naive cut would, the cut one code unit shorter or longer is the
+ * accepted answer.
  */
 function budgeted(values, maxChars) {
   const out = [];
@@ -321,12 +325,16 @@ function budgeted(values, maxChars) {
     const remaining = maxChars - chars;
     if (out.length >= MAX_VALUES || remaining <= 0) return { values: out, truncated: true, alternatives: [] };
     if (value.length > remaining) {
-      const naive = value.slice(0, remaining);
-      if (!hasLoneSurrogate(naive)) return { values: [...out, naive], truncated: true, alternatives: [] };
+      if (remaining <= CUT_MARK.length) return { values: out, truncated: true, alternatives: [] };
+      const keep = remaining - CUT_MARK.length;
+      const naive = value.slice(0, keep);
+      if (!hasLoneSurrogate(naive)) {
+        return { values: [...out, naive + CUT_MARK], truncated: true, alternatives: [] };
+      }
       return {
-        values: [...out, value.slice(0, remaining - 1)],
+        values: [...out, value.slice(0, keep - 1) + CUT_MARK],
         truncated: true,
-        alternatives: [[...out, value.slice(0, remaining + 1)]],
+        alternatives: [[...out, value.slice(0, keep + 1) + CUT_MARK]],
       };
     }
     out.push(value);
@@ -347,8 +355,28 @@ function unicodeProblem(result) {
   return bad;
 }
 
-/** An xml_query answer: type, exact count, the values within budget, and the text built from them. */
-function expectQuery(type, allValues, { xpath, maxChars = DEFAULT_MAX_CHARS }) {
+/**
+ * The text of an answer's values (docs/behaviour.md §2, src/tools/answer-text.ts): a scalar as
+ * itself; a node-set of one node as its value; several under a line giving their count; none,
+ * or only empty values, in words. (The mix's values never span lines, and are empty only all
+ * together, so none is numbered.)
+ */
+function valuesText(type, count, values, xpath) {
+  if (type !== 'node-set') return values[0] ?? '';
+  if (count === 0) return `No nodes matched \`${xpath}\`.`;
+  if (values.every((v) => v === '')) {
+    return `${count} node${count === 1 ? '' : 's'} matched \`${xpath}\`, all with empty text.`;
+  }
+  if (count === 1) return values.join('\n');
+  return `${count} nodes matched \`${xpath}\`:\n${values.join('\n')}`;
+}
+
+/**
+ * An xml_query answer: type, exact count, the values within budget, and the text built from them,
+ * then the truncation note where the budget cut, then `hint` (the sentence that explains an
+ * empty answer, docs/adr/0018) where one is expected, and nothing else.
+ */
+function expectQuery(type, allValues, { xpath, maxChars = DEFAULT_MAX_CHARS, hint }) {
   const count = type === 'node-set' ? allValues.length : 1;
   const cut = budgeted(allValues, maxChars);
   return (result) => {
@@ -364,22 +392,32 @@ function expectQuery(type, allValues, { xpath, maxChars = DEFAULT_MAX_CHARS }) {
       const lone = unicodeProblem(sc);
       return `${lone ? `${lone}; ` : ''}structuredContent ${JSON.stringify(got)} != expected ${JSON.stringify(want)}`;
     }
-    let base;
-    if (type !== 'node-set') base = matching[0] ?? '';
-    else if (count === 0) base = `No nodes matched \`${xpath}\`.`;
-    else if (matching.every((v) => v === '')) {
-      base = `${count} node${count === 1 ? '' : 's'} matched \`${xpath}\`, all with empty text.`;
-    } else base = matching.join('\n');
-    const text = textOf(result);
+    const base = valuesText(type, count, matching, xpath);
+    let text = textOf(result);
+    if (hint !== undefined) {
+      if (typeof text !== 'string' || !text.endsWith(`\n${hint}`)) {
+        return `text does not end with the hint ${JSON.stringify(clip(hint))}: ${JSON.stringify(clip(text))}`;
+      }
+      text = text.slice(0, -(hint.length + 1));
+    }
     if (!cut.truncated) {
       if (text !== base) return `text ${JSON.stringify(clip(text))} != ${JSON.stringify(clip(base))}`;
     } else {
-      if (typeof text !== 'string' || !text.startsWith(`${base}\n[`)) {
-        return `truncated text does not start with the values and a note: ${JSON.stringify(clip(text))}`;
+      if (typeof text !== 'string' || !text.startsWith(`${base}\n[`) || !text.endsWith(']')) {
+        return `truncated text is not the values and a note: ${JSON.stringify(clip(text))}`;
       }
-      const note = text.slice(base.length);
-      if (type === 'node-set' && !note.includes(`of ${count} values`)) {
-        return `truncation note does not give the exact count ${count}: ${JSON.stringify(note)}`;
+      const note = text.slice(base.length + 1);
+      if (note.includes('\n')) return `truncation note spans lines: ${JSON.stringify(clip(note))}`;
+      const shown = matching.length;
+      const cutShown = matching.filter((v) => v.endsWith(CUT_MARK)).length;
+      if (type === 'node-set' && shown < count && !note.includes(`Showing ${shown} of ${count} values`)) {
+        return `truncation note does not give ${shown} of the exact count ${count}: ${JSON.stringify(note)}`;
+      }
+      if (type === 'node-set' && cutShown > 0 && !note.includes(`${cutShown} of the ${shown} shown cut`)) {
+        return `truncation note does not say a value was cut: ${JSON.stringify(note)}`;
+      }
+      if (type !== 'node-set' && !note.startsWith('[The value was cut')) {
+        return `truncation note does not say the value was cut: ${JSON.stringify(note)}`;
       }
     }
     return undefined;
@@ -433,9 +471,28 @@ export function planCall(corpus, seed, { hugeRate = 0.01, tools, doc: only } = {
   return planFormat(r, doc);
 }
 
+/**
+ * An xml_inspect answer (docs/behaviour.md §2): root, depth, totals, each element name with its
+ * count and what its elements hold, the namespaces with their element and attribute counts, and
+ * the outline of distinct paths, all known from the model; the text gives the same lines.
+ */
 function planInspect(doc) {
   const f = doc.facts;
-  const elements = [...f.counts].map(([name, count]) => ({ name, count }));
+  const catalog = doc.kind === 'catalog';
+  const [rootName, record, name, number] = catalog
+    ? ['catalog', 'item', 'name', 'qty']
+    : ['feed', 'entry', 'title', 'm:rank'];
+  const attrs = catalog ? '@id @cat @price' : '@m:id';
+  const recordHolds = `${attrs}; ${name} ${number}${f.notes > 0 ? ` note×${f.notes}` : ''}`;
+  const details = { [record]: recordHolds, [name]: 'text', [number]: 'text', [rootName]: `${record}×${f.n}` };
+  const elements = [...f.counts].map(([element, count]) => ({ name: element, count }));
+  const namespaces = catalog
+    ? []
+    : [
+        { uri: FEED_NS, prefixes: [null], elements: f.totalElements - f.n },
+        { uri: META_NS, prefixes: ['m'], elements: f.n, attributes: f.n },
+      ];
+  const outline = [`/${rootName}: ${record}×${f.n}`, `/${rootName}/${record} ×${f.n}: ${recordHolds}`];
   const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   return {
     tool: 'xml_inspect',
@@ -450,18 +507,28 @@ function planInspect(doc) {
         totalElements: f.totalElements,
         attributes: f.attributes,
         elements: [...elements].sort(byName),
-        namespaces: f.namespaces ?? [],
+        details,
+        namespaces,
+        outline,
+        distinctPaths: f.notes > 0 ? 5 : 4,
       };
       const got = { ...sc, elements: [...(sc.elements ?? [])].sort(byName) };
       if (!isDeepStrictEqual(got, want)) {
         return `structuredContent ${clip(JSON.stringify(sc))} != ${clip(JSON.stringify(want))}`;
       }
       const text = (textOf(result) ?? '').split('\n');
-      const lines = [`Root element: ${doc.root}`, `Maximum depth: ${f.maxDepth}`];
-      for (const { name, count } of elements) lines.push(`  ${name}: ${count}`);
+      const lines = [
+        `Root element: ${doc.root}`,
+        `Maximum depth: ${f.maxDepth}`,
+        `Elements: ${f.totalElements} in ${elements.length} names; attributes: ${f.attributes}`,
+        ...outline,
+      ];
+      for (const { name: element, count } of elements) {
+        lines.push(`  ${element}: ${count}${details[element] ? ` — ${details[element]}` : ''}`);
+      }
       const missing =
         lines.find((line) => !text.includes(line)) ??
-        (f.namespaces ?? []).map((ns) => ns.uri).find((uri) => !text.some((l) => l.includes(`${uri} — `)));
+        namespaces.map((ns) => ns.uri).find((uri) => !text.some((l) => l.startsWith(`  ${uri} — `)));
       return missing === undefined ? undefined : `text lacks ${JSON.stringify(missing)}`;
     },
   };
@@ -638,13 +705,13 @@ function firstDifference(a = '', b = '') {
 function planQuery(r, doc, huge) {
   const f = doc.facts;
   const j = r.int(0, f.n - 1);
-  const q = (xpath, type, values, extra = {}) => {
+  const q = (xpath, type, values, extra = {}, hint = undefined) => {
     const args = { xml: doc.xml, xpath, ...extra };
     return {
       tool: 'xml_query',
       args,
       label: `query.${type}`,
-      check: expectQuery(type, values, { xpath, maxChars: extra.max_chars }),
+      check: expectQuery(type, values, { xpath, maxChars: extra.max_chars, hint }),
     };
   };
   const roll = r.next();
@@ -721,7 +788,8 @@ function planQuery(r, doc, huge) {
     case 0:
       return q(`count(//${p}:entry)`, 'number', [String(f.n)], { namespaces });
     case 1:
-      return q('count(//entry)', 'number', ['0']);
+      // The answer stays XPath 1.0's; a line after it says where `entry` is (ADR 0018).
+      return q('count(//entry)', 'number', ['0'], {}, ENTRY_HINT);
     case 2:
       return q(`sum(//${p}:entry/${m}:rank)`, 'number', [String(f.numberSum)], { namespaces });
     case 3:
@@ -738,6 +806,12 @@ function planQuery(r, doc, huge) {
       return q(`boolean(//${p}:entry[@${m}:id="e${j}"])`, 'boolean', ['true'], { namespaces });
   }
 }
+
+/** The line after `count(//entry)` on a feed: its entries are in the default namespace. */
+const ENTRY_HINT =
+  `The document has no \`entry\` elements in no namespace: they are in ${FEED_NS}, and an unprefixed ` +
+  `name in XPath 1.0 means no namespace, even under a default namespace. So pass "namespaces": ` +
+  `{"f":"${FEED_NS}"} and write \`count(//f:entry)\`.`;
 
 function planQueryFailure(r, doc, huge) {
   const failures = [
