@@ -4,8 +4,10 @@ import {
   localName,
   type NodeRef,
   NodeType,
+  namePointer,
+  namespaceAt,
+  namespacePointer,
   namespacePrefix,
-  namespaceUri,
   nextSibling,
   nodeType,
   parentOf,
@@ -14,32 +16,56 @@ import type { Namespaces } from './xpath-guard.js';
 
 const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
 
-/**
- * A step's node test: the step as written, and which siblings it matches (a position counts the
- * preceding siblings the same test matches, so it is found by that test, not by the node's own name).
- */
+/** A step's node test: the step as written, and the key its siblings are counted by (`#countOne`). */
 interface Test {
   step: string;
-  /** Identifies the test among a parent's tests, for the memo. */
-  key: string;
-  matches(sibling: NodeRef): boolean;
+  key: number;
 }
 
-/** Per parent (or per element, for attributes) and test: each matching node's position, and how many match. */
-type Positions = Map<string, { of: Map<NodeRef, number>; total: number }>;
+/*
+ * Count keys are numbers, not strings, since a wide parent has millions of children to count:
+ * a name test in any namespace (`*[local-name()='x']`) is the name's dictionary pointer; a name
+ * in one namespace (or none) adds the namespace's number times 2^32; the kind tests are below 0.
+ */
+const TEXT_KEY = -1;
+const COMMENT_KEY = -2;
+const ANY_NODE_KEY = -3;
+const NAMESPACE_STRIDE = 2 ** 32;
+
+/**
+ * One parent's children (or one element's attributes), counted by every test at once: the total
+ * each test matches, and a cursor that numbers the nodes as they are asked for. Paths are asked
+ * in document order, so the cursor only moves on; a node behind it (the next expression of a
+ * batch) starts the count again from the first sibling.
+ */
+interface Siblings {
+  totals: Map<number, number>;
+  counts: Map<number, number>;
+  /** The last sibling counted into `counts`; 0 before the first. */
+  cursor: NodeRef;
+}
 
 /**
  * Writes each node's positional location path (docs/behaviour.md §2, `output: "paths"`), an
  * XPath 1.0 expression that selects exactly that node when evaluated again with the same
  * `namespaces`: a name in a namespace uses the first prefix the caller bound to its URI, or
  * `*[local-name()='x']` when the caller bound none; a position is written where siblings share
- * the step's test (`dependency[3]`, `text()[2]`). Each parent's children are scanned once per
- * test, so the paths of 20,000 records under one root cost one pass, not one each.
+ * the step's test (`dependency[3]`, `text()[2]`). A parent's children are read once for every
+ * test's total, then numbered as the paths reach them; a name or namespace is decoded once per
+ * libxml2 pointer (names are interned in the document's dictionary), so a flat document of
+ * millions of siblings costs one pass, not one per sibling or per name.
  */
 export class PathWriter {
   readonly #prefixes = new Map<string, string>();
-  readonly #children = new Map<NodeRef, Positions>();
-  readonly #attributes = new Map<NodeRef, Positions>();
+  readonly #children = new Map<NodeRef, Siblings>();
+  readonly #attributes = new Map<NodeRef, Siblings>();
+  readonly #names = new Map<number, string>();
+  readonly #uris = new Map<number, string>();
+  /** Each namespace URI's number (from 1), and each namespace pointer's; 0 is no namespace. */
+  readonly #uriNumbers = new Map<string, number>();
+  readonly #namespaceNumbers = new Map<number, number>();
+  /** Each processing-instruction target's key. */
+  readonly #targets = new Map<string, number>();
 
   constructor(namespaces: Namespaces) {
     for (const [prefix, uri] of Object.entries(namespaces)) {
@@ -67,87 +93,141 @@ export class PathWriter {
       return prefix === '' ? "namespace::*[local-name()='']" : `namespace::${prefix}`;
     }
     const attribute = type === NodeType.XML_ATTRIBUTE_NODE;
-    const test = attribute ? this.#attributeTest(node) : this.#childTest(node, type);
+    const test = this.#testOf(node, type, attribute ? '@' : '');
     const memo = attribute ? this.#attributes : this.#children;
-    let tests = memo.get(parent);
-    if (!tests) {
-      tests = new Map();
-      memo.set(parent, tests);
+    let siblings = memo.get(parent);
+    if (!siblings) {
+      siblings = { totals: this.#count(parent, attribute, undefined), counts: new Map(), cursor: 0 };
+      memo.set(parent, siblings);
     }
-    let positions = tests.get(test.key);
-    if (!positions) {
-      positions = count(attribute ? attributesOf(parent) : childrenOf(parent), test);
-      tests.set(test.key, positions);
-    }
-    return positions.total > 1 ? `${test.step}[${positions.of.get(node) ?? 1}]` : test.step;
+    if ((siblings.totals.get(test.key) ?? 0) <= 1) return test.step;
+    return `${test.step}[${this.#positionOf(node, parent, attribute, siblings, test.key)}]`;
   }
 
-  #childTest(node: NodeRef, type: number): Test {
+  /** The node's position among the siblings its test matches, moving the cursor up to it. */
+  #positionOf(node: NodeRef, parent: NodeRef, attribute: boolean, siblings: Siblings, key: number): number {
+    if (siblings.cursor !== node) {
+      let next = siblings.cursor === 0 ? first(parent, attribute) : nextSibling(siblings.cursor);
+      for (; next !== 0 && next !== node; next = nextSibling(next)) this.#countOne(next, siblings.counts);
+      if (next === 0) {
+        // Behind the cursor: count again from the first sibling.
+        siblings.counts = this.#count(parent, attribute, node);
+      } else {
+        this.#countOne(node, siblings.counts);
+      }
+      siblings.cursor = node;
+    }
+    return siblings.counts.get(key) ?? 1;
+  }
+
+  /** Every sibling's keys counted, up to and including `until` when given. */
+  #count(parent: NodeRef, attribute: boolean, until: NodeRef | undefined): Map<number, number> {
+    const counts = new Map<number, number>();
+    for (let node = first(parent, attribute); node !== 0; node = nextSibling(node)) {
+      this.#countOne(node, counts);
+      if (node === until) break;
+    }
+    return counts;
+  }
+
+  /** Adds one to each test the node matches: its name in its namespace and in any (`*[local-name()]`), or its kind. */
+  #countOne(node: NodeRef, counts: Map<number, number>): void {
+    const type = nodeType(node);
+    if (type === NodeType.XML_DTD_NODE) return;
+    const add = (key: number) => counts.set(key, (counts.get(key) ?? 0) + 1);
+    if (type === NodeType.XML_ELEMENT_NODE || type === NodeType.XML_ATTRIBUTE_NODE) {
+      const name = namePointer(node);
+      add(name);
+      add(name + (this.#namespaceNumber(node) + 1) * NAMESPACE_STRIDE);
+    } else if (type === NodeType.XML_TEXT_NODE || type === NodeType.XML_CDATA_SECTION_NODE) {
+      add(TEXT_KEY);
+    } else if (type === NodeType.XML_COMMENT_NODE) {
+      add(COMMENT_KEY);
+    } else if (type === NodeType.XML_PI_NODE) {
+      add(this.#targetKey(localName(node)));
+    }
+    add(ANY_NODE_KEY);
+  }
+
+  #testOf(node: NodeRef, type: number, axis: string): Test {
     switch (type) {
       case NodeType.XML_ELEMENT_NODE:
-        return this.#nameTest(node, NodeType.XML_ELEMENT_NODE, '');
+      case NodeType.XML_ATTRIBUTE_NODE:
+        return this.#nameTest(node, axis);
       case NodeType.XML_TEXT_NODE:
       case NodeType.XML_CDATA_SECTION_NODE:
-        return {
-          step: 'text()',
-          key: 'text()',
-          matches: (sibling) => {
-            const type = nodeType(sibling);
-            return type === NodeType.XML_TEXT_NODE || type === NodeType.XML_CDATA_SECTION_NODE;
-          },
-        };
+        return { step: 'text()', key: TEXT_KEY };
       case NodeType.XML_COMMENT_NODE:
-        return {
-          step: 'comment()',
-          key: 'comment()',
-          matches: (sibling) => nodeType(sibling) === NodeType.XML_COMMENT_NODE,
-        };
+        return { step: 'comment()', key: COMMENT_KEY };
       case NodeType.XML_PI_NODE: {
         const target = localName(node);
-        return {
-          step: `processing-instruction('${target}')`,
-          key: `?${target}`,
-          matches: (sibling) => nodeType(sibling) === NodeType.XML_PI_NODE && localName(sibling) === target,
-        };
+        return { step: `processing-instruction('${target}')`, key: this.#targetKey(target) };
       }
       default:
-        return { step: 'node()', key: 'node()', matches: () => true };
+        return { step: 'node()', key: ANY_NODE_KEY };
     }
-  }
-
-  #attributeTest(attr: NodeRef): Test {
-    return this.#nameTest(attr, NodeType.XML_ATTRIBUTE_NODE, '@');
   }
 
   /** `p:x` (bound prefix), `x` (no namespace), or `*[local-name()='x']` (a namespace the caller did not bind). */
-  #nameTest(node: NodeRef, type: number, axis: string): Test {
-    const local = localName(node);
-    const uri = namespaceUri(node);
+  #nameTest(node: NodeRef, axis: string): Test {
+    const local = this.#localOf(node);
+    const uri = this.#uriOf(node);
     const prefix = uri === null ? undefined : this.#prefixes.get(uri);
-    const named = (sibling: NodeRef) => nodeType(sibling) === type && localName(sibling) === local;
+    const name = namePointer(node);
     if (uri !== null && prefix === undefined) {
-      return { step: `${axis}*[local-name()='${local}']`, key: `*${local}`, matches: named };
+      return { step: `${axis}*[local-name()='${local}']`, key: name };
     }
     return {
       step: `${axis}${prefix === undefined ? '' : `${prefix}:`}${local}`,
-      key: `${uri ?? ''} ${local}`,
-      matches: (sibling) => named(sibling) && namespaceUri(sibling) === uri,
+      key: name + (this.#namespaceNumber(node) + 1) * NAMESPACE_STRIDE,
     };
   }
-}
 
-function count(nodes: Iterable<NodeRef>, test: Test): { of: Map<NodeRef, number>; total: number } {
-  const of = new Map<NodeRef, number>();
-  for (const node of nodes) if (test.matches(node)) of.set(node, of.size + 1);
-  return { of, total: of.size };
-}
+  #localOf(node: NodeRef): string {
+    const pointer = namePointer(node);
+    let local = this.#names.get(pointer);
+    if (local === undefined) {
+      local = localName(node);
+      this.#names.set(pointer, local);
+    }
+    return local;
+  }
 
-function* childrenOf(parent: NodeRef): Iterable<NodeRef> {
-  for (let child = firstChild(parent); child !== 0; child = nextSibling(child)) {
-    if (nodeType(child) !== NodeType.XML_DTD_NODE) yield child;
+  #uriOf(node: NodeRef): string | null {
+    const pointer = namespacePointer(node);
+    if (pointer === 0) return null;
+    let uri = this.#uris.get(pointer);
+    if (uri === undefined) {
+      uri = namespaceAt(pointer).uri;
+      this.#uris.set(pointer, uri);
+    }
+    return uri;
+  }
+
+  /** The node's namespace as a number, equal for equal URIs whichever declaration they came from; 0 for none. */
+  #namespaceNumber(node: NodeRef): number {
+    const pointer = namespacePointer(node);
+    if (pointer === 0) return 0;
+    let number = this.#namespaceNumbers.get(pointer);
+    if (number === undefined) {
+      const uri = this.#uriOf(node) as string;
+      number = this.#uriNumbers.get(uri) ?? this.#uriNumbers.size + 1;
+      this.#uriNumbers.set(uri, number);
+      this.#namespaceNumbers.set(pointer, number);
+    }
+    return number;
+  }
+
+  #targetKey(target: string): number {
+    let key = this.#targets.get(target);
+    if (key === undefined) {
+      key = -4 - this.#targets.size;
+      this.#targets.set(target, key);
+    }
+    return key;
   }
 }
 
-function* attributesOf(element: NodeRef): Iterable<NodeRef> {
-  for (let attr = firstAttribute(element); attr !== 0; attr = nextSibling(attr)) yield attr;
+function first(parent: NodeRef, attribute: boolean): NodeRef {
+  return attribute ? firstAttribute(parent) : firstChild(parent);
 }

@@ -184,6 +184,16 @@ describe('query with output "paths"', () => {
         '<a:r xmlns:a="urn:a" xmlns:b="urn:b"><a:x/><b:x/><x/><a:x b:k="1" k="2"/>t<!--c-->t<?p?><?q?><?p?></a:r>',
         { b: 'urn:b' },
       ],
+      // Siblings declaring the same namespace each for themselves (other libxml2 structs, one
+      // URI), a default namespace among them, and names interleaved across one wide parent.
+      [
+        `<r>${Array.from({ length: 30 }, (_, i) => ['<c:y xmlns:c="urn:c"/>', '<y xmlns="urn:c"/>', '<y/>', '<z/>t'][i % 4]).join('')}</r>`,
+        {},
+      ],
+      [
+        `<r>${Array.from({ length: 30 }, (_, i) => ['<c:y xmlns:c="urn:c"/>', '<y xmlns="urn:c"/>', '<y/>', '<z/>t'][i % 4]).join('')}</r>`,
+        { d: 'urn:c' },
+      ],
     ];
     for (const [doc, namespaces] of documents) {
       const all = paths(doc, '/ | //node() | //@* | //namespace::*', namespaces);
@@ -194,6 +204,16 @@ describe('query with output "paths"', () => {
         expect(again.lines).toEqual([all.lines?.[index]]);
       });
     }
+  });
+
+  it('numbers siblings right when a batch asks for them out of document order', () => {
+    const doc = `<r>${'<x/><y/>'.repeat(5)}</r>`;
+    const entries = queryAll(doc, ['//x[4]', '//x[2] | //y[5]', '//y[1]'], {}, undefined, 'paths');
+    expect(entries.map((entry) => ('values' in entry ? entry.values : entry.error))).toEqual([
+      ['/r/x[4]'],
+      ['/r/x[2]', '/r/y[5]'],
+      ['/r/y[1]'],
+    ]);
   });
 
   it('reports lines past 65,535 as they are', () => {
