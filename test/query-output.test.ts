@@ -138,6 +138,30 @@ describe('xml_query output and batches through the in-memory client', () => {
     });
   });
 
+  it('never calls an entry whose share showed nothing "empty"', async () => {
+    const xml = `<r>${'<id>ORDER-1</id>'.repeat(5)}<s>${'x'.repeat(50)}</s></r>`;
+    const result = await query({ xml, xpath: [...Array(19).fill('//id'), 'string(//s)'], max_chars: 100 });
+    const lines = text(result).split('\n');
+    expect(lines[0]).toBe('1. `//id` → 5 nodes, none shown:');
+    expect(lines[1]).toMatch(/^ {3}\[Showing 0 of 5 values \(5 left out\): this expression's share/);
+    expect(text(result)).not.toContain('all with empty text');
+    expect(text(result)).not.toContain('the empty string');
+    expect(text(result)).toContain('20. `string(//s)` → ');
+  });
+
+  it('shortens a long expression in its heading and error without splitting a surrogate pair', async () => {
+    const long = `//${'a'.repeat(58)}😀${'b'.repeat(200)}[`;
+    const result = await query({ xml: '<r/>', xpath: [long, '1'] });
+    const body = text(result);
+    expect(body.isWellFormed()).toBe(true);
+    expect(body.length).toBeLessThan(800);
+    expect(body).toMatch(/^1\. `.{59}….{59}` → error: The expression is not a valid XPath 1\.0 expression/u);
+    expect(body).toContain('\n2. `1` → 1');
+    const { results } = result.structuredContent as { results: Array<{ xpath: string; error?: string }> };
+    expect(results[0]?.xpath).toBe(long);
+    expect((results[0]?.error ?? '').length).toBeLessThan(600);
+  });
+
   it('gives the declared binding for an entry whose prefix is unbound', async () => {
     const svg =
       '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><use xlink:href="#a"/></svg>';

@@ -33,18 +33,45 @@ export function explainedQuery(
   expression: string,
   namespaces: Namespaces,
   run: () => QueryResult,
+  names: NamesReader = namesOf(doc),
 ): ExplainedResult {
   let result: QueryResult;
   try {
     result = run();
   } catch (error) {
     throw error instanceof EngineError && error.code === 'unbound-prefix'
-      ? withDeclaredBinding(doc, expression, namespaces, error)
+      ? withDeclaredBinding(expression, namespaces, error, names)
       : error;
   }
   if (!isEmpty(result)) return result;
-  const hint = emptyResultHint(doc, expression, namespaces);
+  const hint = emptyResultHint(doc, expression, namespaces, names);
   return hint === undefined ? result : { ...result, hint };
+}
+
+/** Reads the names an explanation needs from the document (one walk, `libxml2/names.ts`). */
+export type NamesReader = (wanted: ReadonlySet<string>) => DocumentNames;
+
+function namesOf(doc: XmlDocument): NamesReader {
+  return (wanted) => documentNames(documentPointer(doc), wanted);
+}
+
+/**
+ * One walk for a whole batch: the first entry that needs the document's names reads those of
+ * every entry's expression at once, and the others reuse that reading, so 32 empty answers cost
+ * one walk, not 32.
+ */
+export function batchNames(doc: XmlDocument, expressions: readonly string[]): NamesReader {
+  let names: DocumentNames | undefined;
+  return () => {
+    names ??= documentNames(documentPointer(doc), new Set(expressions.flatMap(nameTestLocals)));
+    return names;
+  };
+}
+
+function nameTestLocals(expression: string): string[] {
+  return tokenize(expression).flatMap((token) =>
+    token.kind === 'name-test' && token.local !== '*' ? [token.local] : [],
+  );
 }
 
 /** Nothing found, as each type says it: no node, a zero or NaN, the empty string, false. */
@@ -70,6 +97,7 @@ export function emptyResultHint(
   doc: XmlDocument,
   expression: string,
   namespaces: Namespaces,
+  read: NamesReader = namesOf(doc),
 ): string | undefined {
   const tests = tokenize(expression).filter(
     (token): token is NameTest => token.kind === 'name-test' && token.axis !== 'namespace',
@@ -77,10 +105,7 @@ export function emptyResultHint(
   const bound = (prefix: string | null) =>
     prefix === null ? null : prefix === 'xml' ? XML_NAMESPACE : (namespaces[prefix] ?? null);
   if (!tests.some((test) => test.local !== '*' || bound(test.prefix) !== null)) return undefined;
-  const names = documentNames(
-    documentPointer(doc),
-    new Set(tests.map((test) => test.local).filter((local) => local !== '*')),
-  );
+  const names = read(new Set(tests.map((test) => test.local).filter((local) => local !== '*')));
   const usesOf = new Map<string, NameUse[]>();
   for (const use of names.uses) {
     const key = `${use.kind} ${use.local}`;
@@ -210,16 +235,16 @@ function rewrite(expression: string, rewrites: Array<{ test: NameTest; written: 
  * a prefix used only on attributes (`xsi:`, `xlink:`) must not send the model looking for it.
  */
 function withDeclaredBinding(
-  doc: XmlDocument,
   expression: string,
   namespaces: Namespaces,
   error: EngineError,
+  read: NamesReader,
 ): EngineError {
   const prefix = unboundPrefix(expression, namespaces);
   if (prefix === undefined) return error;
   const uris = [
     ...new Set(
-      documentNames(documentPointer(doc), new Set())
+      read(new Set())
         .declarations.filter((declaration) => declaration.prefix === prefix)
         .map((declaration) => declaration.uri),
     ),

@@ -16,7 +16,7 @@ import {
   type XPathFailure,
   type XPathValue,
 } from './libxml2/xpath.js';
-import { type ExplainedResult, explainedQuery } from './namespace-hints.js';
+import { batchNames, type ExplainedResult, explainedQuery } from './namespace-hints.js';
 import { PathWriter } from './node-path.js';
 import { withDocument, type XmlSource } from './parse.js';
 import { checkBindings, guardExpression, type Namespaces } from './xpath-guard.js';
@@ -111,6 +111,7 @@ export function queryBatch(
   checkBindings(namespaces);
   const docPtr = documentPointer(doc);
   const paths = new PathWriter(namespaces);
+  const names = batchNames(doc, expressions);
   let chars = budget.maxChars;
   let values = budget.maxValues;
   let operations = MAX_BATCH_XPATH_OPERATIONS;
@@ -127,10 +128,16 @@ export function queryBatch(
     const cost = { operations: 0 };
     const opLimit = Math.min(MAX_XPATH_OPERATIONS, operations);
     try {
-      const result = explainedQuery(doc, xpath, namespaces, () => {
-        guardExpression(xpath, namespaces);
-        return answer(docPtr, xpath, namespaces, { output, budget: share, paths, opLimit, cost });
-      });
+      const result = explainedQuery(
+        doc,
+        xpath,
+        namespaces,
+        () => {
+          guardExpression(xpath, namespaces);
+          return answer(docPtr, xpath, namespaces, { output, budget: share, paths, opLimit, cost });
+        },
+        names,
+      );
       chars -= charsOf(result);
       values -= result.values.length;
       return { xpath, ...result };
@@ -366,7 +373,7 @@ function failureError(expression: string, failure: XPathFailure, opLimit: number
 function compileError(expression: string, { reason, position }: XPathFailure): EngineError {
   const at = characterPosition(expression, position);
   const where = at === undefined ? '' : ` at character ${at + 1}`;
-  const pointer = at === undefined ? '' : `\n  ${expression}\n  ${' '.repeat(at)}^`;
+  const pointer = at === undefined ? '' : pointerAt(expression, at);
   return new EngineError({
     code: 'invalid-xpath',
     message: `The \`xpath\` argument is not a valid XPath 1.0 expression${where}: ${reason}.${pointer}`,
@@ -389,6 +396,22 @@ function evaluationError(expression: string, { reason }: XPathFailure, opLimit: 
     message: `The expression \`${expression}\` could not be evaluated: ${reason}. Check function names and argument types (XPath 1.0).`,
   });
 }
+
+/**
+ * The expression with a caret under the character at fault: the whole expression when short,
+ * else a window of it around that character, so a 2,048-character expression is not repeated
+ * whole (32 times, in a batch).
+ */
+function pointerAt(expression: string, at: number): string {
+  if (expression.length <= POINTER_WINDOW * 2) return `\n  ${expression}\n  ${' '.repeat(at)}^`;
+  const start = Math.max(0, at - POINTER_WINDOW);
+  const end = Math.min(expression.length, at + POINTER_WINDOW);
+  const before = start > 0 ? '…' : '';
+  const shown = `${before}${expression.slice(start, end)}${end < expression.length ? '…' : ''}`;
+  return `\n  ${shown.isWellFormed() ? shown : shown.toWellFormed()}\n  ${' '.repeat(before.length + at - start)}^`;
+}
+
+const POINTER_WINDOW = 60;
 
 /** libxml2 reports a byte offset into the UTF-8 expression; the model counts characters. */
 function characterPosition(expression: string, byteOffset: number | undefined): number | undefined {

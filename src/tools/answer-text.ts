@@ -17,9 +17,17 @@ export function valuesText(result: QueryResult, xpath: string): string {
   return `${result.count} nodes matched \`${xpath}\`:\n${nodeLines(result)}`;
 }
 
-/** Every value shown is an empty string-value (markup and paths never are). */
+/**
+ * Every node matched has an empty string-value (markup and paths never are): only when each was
+ * shown, since a budget that left no room shows none.
+ */
 export function allEmpty(result: QueryResult): boolean {
-  return result.lines === undefined && result.values.every((value) => value === '');
+  return (
+    result.lines === undefined &&
+    !result.truncated &&
+    result.values.length > 0 &&
+    result.values.every((value) => value === '')
+  );
 }
 
 /**

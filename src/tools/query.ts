@@ -156,7 +156,11 @@ function structuredEntry(entry: BatchEntry): z.infer<typeof output> {
 /** An entry's error, with how to write an XPath 2.0 call it made in XPath 1.0. */
 function entryError(entry: Extract<BatchEntry, { error: string }>): string {
   const error = withXPath2Hint(new EngineError({ code: entry.code, message: entry.error }), entry.xpath);
-  return error instanceof Error ? error.message : entry.error;
+  const message = error instanceof Error ? error.message : entry.error;
+  // The heading names the expression; a long one is not quoted whole again in its error.
+  return entry.xpath.length > HEADING_CHARS
+    ? message.replaceAll(entry.xpath, headingOf(entry.xpath))
+    : message;
 }
 
 /**
@@ -181,7 +185,8 @@ function renderBatch(results: BatchEntry[], output: QueryOutput, maxChars: numbe
 function headingOf(xpath: string): string {
   if (xpath.length <= HEADING_CHARS) return xpath;
   const half = Math.floor((HEADING_CHARS - 1) / 2);
-  return `${xpath.slice(0, half)}…${xpath.slice(-half)}`;
+  // A pair split at either cut would leave a lone surrogate; toWellFormed marks it U+FFFD.
+  return `${xpath.slice(0, half)}…${xpath.slice(-half)}`.toWellFormed();
 }
 
 const HEADING_CHARS = 120;
@@ -191,12 +196,13 @@ function entryText(entry: QueryResult): string {
   const nodes = `${entry.count} node${entry.count === 1 ? '' : 's'}`;
   if (entry.count === 0) return `${nodes} matched.`;
   if (allEmpty(entry)) return `${nodes}, all with empty text.`;
+  if (entry.values.length === 0) return `${nodes}, none shown:`;
   return `${nodes}:\n   ${indent(nodeLines(entry))}`;
 }
 
 function scalarText(entry: QueryResult): string {
   const value = entry.values[0] ?? '';
-  if (entry.type === 'string' && value === '') return 'the empty string';
+  if (entry.type === 'string' && value === '') return entry.truncated ? '(none shown)' : 'the empty string';
   return value.includes('\n') ? `\n   ${indent(value)}` : value;
 }
 
