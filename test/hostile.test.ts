@@ -530,6 +530,7 @@ describe('a pathological XPath on a ~5 MB document', () => {
     });
     expectClearError(result, new RegExp(`time budget of ${FAST_TIMEOUT_MS} ms`), /narrow/i);
     await expectServing(fast);
-    expect(text(await call(fast, 'xml_query', { xml, xpath: 'count(//a)' }))).toBe('340000');
+    // Under the ordinary time budget, as above: 5 MB can take longer than 1.5 s on a busy machine.
+    expect(text(await call(main, 'xml_query', { xml, xpath: 'count(//a)' }))).toBe('340000');
   });
 });

@@ -707,7 +707,9 @@ const HEAD =
   '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"xml_query","arguments":{"xml":"';
 const TAIL = '"}}}';
 
-describe('parseLineLiftingDocuments against JSON.parse (adversarial)', () => {
+// Exhaustive and CPU-bound: on a busy 2-core machine one of these took over 30 s. No clock is
+// read; the time-out only has to outlast the work.
+describe('parseLineLiftingDocuments against JSON.parse (adversarial)', { timeout: 180_000 }, () => {
   it('generated well-formed messages: equal to JSON.parse, lifting only params.arguments.xml/xsd', () => {
     const verdicts = { lifted: 0, declined: 0 };
     fc.assert(
