@@ -17,6 +17,8 @@ const LIBXML2_BLOCKED_ON_MAIN = ['--import', `data:text/javascript,${encodeURICo
 const call = (id: number, name: string, args: Record<string, unknown>) =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
+const XSD = '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="a"/></xs:schema>';
+
 describe('libxml2-wasm is loaded only on the engine workers, never on the main thread', () => {
   it('answers over stdio, every tool, when the main thread cannot load libxml2-wasm', async () => {
     const xml = '<a xml:lang="en"><b/><b/></a>';
@@ -28,13 +30,14 @@ describe('libxml2-wasm is loaded only on the engine workers, never on the main t
         call(2, 'xml_inspect', { xml }),
         call(3, 'xml_check', { xml }),
         call(4, 'xml_format', { xml }),
+        call(5, 'xml_validate', { xml, xsd: XSD }),
       ],
       [],
       LIBXML2_BLOCKED_ON_MAIN,
     );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    for (const id of [1, 2, 3, 4]) {
+    for (const id of [1, 2, 3, 4, 5]) {
       const reply = run.replies.find((candidate) => candidate.id === id) as {
         result?: { isError?: boolean };
       };
