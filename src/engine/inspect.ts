@@ -8,8 +8,7 @@ import {
 import { withDocument, type XmlSource } from './parse.js';
 import { type DocumentShape, documentShape, type NamespaceShape, type PathShape } from './shape.js';
 
-/** The namespace `xml:` names are in: bound in every XPath context, so it needs no binding. */
-export const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
+export { XML_NAMESPACE } from './marks.js';
 
 export interface NamespaceUse {
   uri: string;

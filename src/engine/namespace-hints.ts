@@ -2,6 +2,7 @@ import type { XmlDocument } from 'libxml2-wasm';
 import { EngineError } from './errors.js';
 import { type DocumentNames, documentNames, type NameUse } from './libxml2/names.js';
 import { documentPointer } from './libxml2/tree.js';
+import { XML_NAMESPACE } from './marks.js';
 import type { QueryResult } from './query.js';
 import { type Namespaces, unboundPrefix } from './xpath-guard.js';
 import { tokenize, type XPathToken } from './xpath-tokens.js';
@@ -10,8 +11,6 @@ import { tokenize, type XPathToken } from './xpath-tokens.js';
 export type ExplainedResult = QueryResult & { hint?: string };
 
 type NameTest = Extract<XPathToken, { kind: 'name-test' }>;
-
-const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
 
 /**
  * A hint names at most this many namespaces and is at most this long: a hostile document may use

@@ -12,9 +12,8 @@ import {
   nodeType,
   parentOf,
 } from './libxml2/tree.js';
+import { XML_NAMESPACE } from './marks.js';
 import type { Namespaces } from './xpath-guard.js';
-
-const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
 
 /** A step's node test: the step as written, and the key its siblings are counted by (`#countOne`). */
 interface Test {

@@ -16,6 +16,7 @@ import {
   type XPathFailure,
   type XPathValue,
 } from './libxml2/xpath.js';
+import { CUT_MARK } from './marks.js';
 import { batchNames, type ExplainedResult, explainedQuery } from './namespace-hints.js';
 import { PathWriter } from './node-path.js';
 import { withDocument, type XmlSource } from './parse.js';
@@ -40,8 +41,7 @@ export interface QueryResult {
  */
 export type QueryOutput = 'values' | 'xml' | 'paths';
 
-/** Ends a node's markup that was cut at its share of the budget. */
-export const CUT_MARK = '…[cut]';
+export { CUT_MARK };
 
 /**
  * One expression of a batch: its answer (with the sentence that explains an empty one), or the

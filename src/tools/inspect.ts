@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type InspectResult, XML_NAMESPACE } from '../engine/inspect.js';
+import type { InspectResult } from '../engine/inspect.js';
+import { XML_NAMESPACE } from '../engine/marks.js';
 import {
   DEFAULT_INSPECT_CHARS,
   MAX_INSPECT_NAME_CHARS,

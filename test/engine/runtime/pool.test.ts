@@ -65,6 +65,19 @@ describe('EnginePool', () => {
     await expect(pool.run('inspect', { xml: bytes('<r/>') })).resolves.toMatchObject({ root: 'r' });
   });
 
+  it('serves one call at a time on one worker, and starts a second only when a call finds the first busy', async () => {
+    pool = new EnginePool({ size: 2 });
+    pool.warm();
+    for (let i = 0; i < 3; i++) await pool.run('inspect', { xml: bytes('<r/>') }, { client: 'a' });
+    // An idle server holds one worker (its memory: docs/adr/0025-libxml2-only-on-the-workers.md).
+    expect(pool.stats).toEqual({ workers: 1, busy: 0, queued: 0 });
+    const first = pool.run('inspect', { xml: bytes('<r/>') }, { client: 'a' });
+    const second = pool.run('inspect', { xml: bytes('<s/>') }, { client: 'b' });
+    // The second client does not wait behind the first one's call: a second worker starts for it.
+    expect(pool.stats).toEqual({ workers: 2, busy: 2, queued: 0 });
+    await expect(Promise.all([first, second])).resolves.toMatchObject([{ root: 'r' }, { root: 's' }]);
+  });
+
   it('passes engine errors through with their code', async () => {
     pool = new EnginePool({ size: 1 });
     const error = await rejectionOf(pool.run('check', { xml: bytes('<r>') }));
