@@ -16,6 +16,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { FIRST_CALL, initializeLine } from './stdio-first-call.mjs';
 
 const [cliA, cliB, pairsText = '30'] = process.argv.slice(2);
 if (!cliA || !cliB || !/^\d+$/.test(pairsText)) {
@@ -23,25 +24,7 @@ if (!cliA || !cliB || !/^\d+$/.test(pairsText)) {
   process.exit(2);
 }
 
-const INITIALIZE = `${JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'cold-start', version: '1' },
-  },
-})}\n`;
-
-const FIRST_CALL = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify(
-  {
-    jsonrpc: '2.0',
-    id: 2,
-    method: 'tools/call',
-    params: { name: 'xml_query', arguments: { xml: '<a><b/><b/></a>', xpath: 'count(//b)' } },
-  },
-)}\n`;
+const INITIALIZE = initializeLine('cold-start');
 
 /** Milliseconds on a CPU so far, summed over the process's threads; NaN where /proc is missing. */
 function cpuMs(pid) {

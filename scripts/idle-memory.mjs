@@ -15,6 +15,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { memoryMap } from './soak.mjs';
+import { FIRST_CALL, initializeLine } from './stdio-first-call.mjs';
 
 const [cliA, cliB, pairsText = '6', afterText = '1000'] = process.argv.slice(2);
 if (!cliA || !cliB || !/^\d+$/.test(pairsText) || !/^\d+$/.test(afterText)) {
@@ -24,24 +25,7 @@ if (!cliA || !cliB || !/^\d+$/.test(pairsText) || !/^\d+$/.test(afterText)) {
   process.exit(2);
 }
 
-const INITIALIZE = `${JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'idle-memory', version: '1' },
-  },
-})}\n`;
-const FIRST_CALL = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify(
-  {
-    jsonrpc: '2.0',
-    id: 2,
-    method: 'tools/call',
-    params: { name: 'xml_query', arguments: { xml: '<a><b/><b/></a>', xpath: 'count(//b)' } },
-  },
-)}\n`;
+const INITIALIZE = initializeLine('idle-memory');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
