@@ -14,6 +14,9 @@ export default defineConfig({
       include: ['src/**/*.ts'],
       reporter: ['text-summary', 'json-summary'],
       reportOnFailure: true,
+      // The gate `npm run check` holds (issue 11): a point under what the suite reached on
+      // 2026-12-01 (91.3 / 84.4 / 90.2 / 93.3); raise it as the gaps get tests, never lower it.
+      thresholds: { statements: 90, branches: 83, functions: 89, lines: 92 },
     },
   },
 });
