@@ -300,6 +300,16 @@ function withoutHandles(structured: unknown): unknown {
   return answer;
 }
 
+/**
+ * What the tool puts in `structuredContent` from the engine's result: xml_inspect keeps what it
+ * left out and its unprefixed example for the text only.
+ */
+function structuredOf(op: Operation, local: unknown): unknown {
+  if (op.tool !== 'xml_inspect' || typeof local !== 'object' || local === null) return local;
+  const { omitted: _omitted, unprefixedExample: _example, ...structured } = local as Record<string, unknown>;
+  return structured;
+}
+
 async function stdioVersusInProcess(server: StdioClient, docs: BenchDocument[]): Promise<OperationRow[]> {
   const rows: OperationRow[] = [];
   for (const doc of docs) {
@@ -313,7 +323,7 @@ async function stdioVersusInProcess(server: StdioClient, docs: BenchDocument[]):
         op === FORMAT
           ? { xml: (first.content as Array<{ text?: string }> | undefined)?.[0]?.text }
           : withoutHandles(first.structuredContent);
-      const agrees = JSON.stringify(answer) === JSON.stringify(local);
+      const agrees = JSON.stringify(answer) === JSON.stringify(structuredOf(op, local));
       if (!agrees) log(`warning: ${op.name} at ${doc.label}: the server's answer differs from the engine's`);
       const [server$, local$] = await paired(`stdio ${op.name}`, doc.label, () => fresh(doc, op), [
         async (x) => (await server.call(x.prepared)).ms,
@@ -456,7 +466,7 @@ function agreement(op: Operation, ours: Record<string, unknown>, theirs: Record<
   const text = (result: Record<string, unknown>) =>
     (result.content as Array<{ text?: string }> | undefined)?.[0]?.text;
   if (op === FORMAT) return text(ours) === text(theirs) ? 'same' : 'DIFFER';
-  const a = ours.structuredContent as Record<string, unknown> | undefined;
+  const a = withoutHandles(ours.structuredContent) as Record<string, unknown> | undefined;
   const b = theirs.structuredContent as Record<string, unknown> | undefined;
   if (JSON.stringify(a) === JSON.stringify(b)) return 'same';
   // An inspect answer with fields the lxml server does not build (an outline, say): compared on
