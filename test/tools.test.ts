@@ -180,10 +180,16 @@ describe('the MCP server through an in-memory client', () => {
     expect(text(wrong)).toBe('The `namespaces.__proto__` argument of xml_query must be a string, not 5.');
   });
 
-  it('refuses a lone surrogate instead of crashing', async () => {
-    const result = await call('xml_check', { xml: '<r>\ud83d</r>' });
+  it('refuses a lone surrogate before UTF-8 encoding can turn it into U+FFFD, where it is', async () => {
+    const result = await call('xml_check', { xml: '<a>\n<b>\ud800</b></a>' });
     expect(result.isError).toBe(true);
-    expect(text(result)).toContain('lone UTF-16 surrogate');
+    expect(text(result)).toBe(
+      'The `xml` argument is not well-formed XML: line 2, column 4: a lone UTF-16 surrogate is not a character; send valid Unicode (a character outside the BMP must be a surrogate pair).',
+    );
+    const inExpression = await call('xml_query', { xml: '<r/>', xpath: "string('\udc00')" });
+    expect(text(inExpression)).toContain(
+      'The `xpath` argument contains a lone UTF-16 surrogate at character 9;',
+    );
     expect(text(await call('xml_query', { xml: '<r>\ud83d\ude00</r>', xpath: 'string(/r)' }))).toBe('😀');
   });
 

@@ -5,6 +5,7 @@ import type { EnginePool, RunOptions } from '../engine/runtime/pool.js';
 import { type DocumentArgument, LiftedDocument } from '../lifted-document.js';
 import { withHandleFields } from './document-handles.js';
 import { originalPath, restoreProtoKeys, shelterProtoKeys } from './proto-keys.js';
+import { loneSurrogateRefusal } from './unicode-arguments.js';
 
 /** What every tool is given to do its work. */
 export interface ToolContext {
@@ -112,7 +113,7 @@ function noise(key: string, value: unknown, io: 'input' | 'output'): boolean {
 
 /**
  * Validates arguments into a sentence that names the field at fault, or returns the parsed
- * arguments. Strings must be well-formed Unicode: a lone surrogate cannot be encoded to UTF-8.
+ * arguments. Strings must be well-formed Unicode (`loneSurrogateRefusal`).
  * A lifted document is a document argument's other form (`documentText`); the transport already
  * checked its bytes.
  */
@@ -138,13 +139,8 @@ export function parseArguments<Args>(
   }
   restoreProtoKeys(result.data as Record<string, unknown>, sheltered.renamed);
   for (const [field, value] of Object.entries(result.data as Record<string, unknown>)) {
-    const bad = firstLoneSurrogate(value);
-    if (bad !== undefined) {
-      return {
-        ok: false,
-        message: `The \`${field}\` argument contains a lone UTF-16 surrogate at character ${bad + 1}; send valid Unicode (a character outside the BMP must be a surrogate pair).`,
-      };
-    }
+    const refusal = loneSurrogateRefusal(field, value);
+    if (refusal !== undefined) return { ok: false, message: refusal };
   }
   return { ok: true, args: result.data as Record<string, unknown> };
 }
@@ -179,21 +175,6 @@ function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return TYPE_NAMES[typeof value] ?? typeof value;
-}
-
-function firstLoneSurrogate(value: unknown): number | undefined {
-  const texts =
-    typeof value === 'string'
-      ? [value]
-      : value && typeof value === 'object'
-        ? Object.entries(value).flat()
-        : [];
-  for (const text of texts) {
-    if (typeof text === 'string' && !text.isWellFormed()) {
-      return text.search(/\p{Surrogate}/u);
-    }
-  }
-  return undefined;
 }
 
 /** A result the model reads as "the tool ran and could not do this". */

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { check } from '../../src/engine/check.js';
 import { EngineError } from '../../src/engine/errors.js';
+import { loneSurrogateRefusal } from '../../src/tools/unicode-arguments.js';
 import { DEPARTURES, MISLABELLED } from './w3c-departures.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -200,7 +201,10 @@ interface Ran {
   message?: string;
 }
 
+/** What xml_check does with the text: the tools' Unicode check, then the engine on its UTF-8. */
 function run(text: string): Omit<Ran, 'test'> {
+  const refusal = loneSurrogateRefusal('xml', text);
+  if (refusal !== undefined) return { outcome: 'rejected', code: 'not-well-formed', message: refusal };
   try {
     check(text);
     return { outcome: 'accepted' };
