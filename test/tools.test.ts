@@ -97,9 +97,11 @@ describe('the MCP server through an in-memory client', () => {
   });
 
   it('checks well-formedness with line and column', async () => {
-    const good = await call('xml_check', { xml: '<r><a/></r>' });
+    const good = await call('xml_check', { xml: '<r id="1"><a/>text<!--c--></r>' });
     expect(good.isError).toBeFalsy();
-    expect(text(good)).toContain('Well-formed');
+    // r, its attribute, a, the text and the comment: the document node is not counted.
+    expect(text(good)).toBe('Well-formed: 5 nodes (2 elements).');
+    expect(good.structuredContent).toMatchObject({ wellFormed: true, elements: 2, nodes: 5 });
     const bad = await call('xml_check', { xml: '<r>\n<a></r>' });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/line 2, column \d+/);
