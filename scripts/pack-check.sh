@@ -2,7 +2,8 @@
 # pack-check.sh: the package as `npm publish` would upload it, installed the way a user installs it.
 #
 #   1. `npm pack` into a temporary folder (its `prepare` is a clean build of dist/). The tarball must
-#      hold package.json, LICENSE, README.md, CHANGELOG.md and dist/cli.js, and no source map nor a
+#      hold package.json, LICENSE, README.md, CHANGELOG.md, the bundle's dist/cli.js and
+#      dist/worker.js with dist/THIRD-PARTY-LICENSES.txt (ADR 0030), and no source map nor a
 #      `sourceMappingURL` pointing at one.
 #   2. `npm install --global --prefix TMP/prefix` of the tarball, --prefer-offline (the cache that
 #      `npm ci` filled; only what it lacks comes from the registry).
@@ -34,7 +35,15 @@ TARBALL=$TMP/$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "
 node - "$TMP/pack.json" << 'JS' || fail "the tarball's contents are wrong (above)"
 const [{ files }] = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8'));
 const paths = files.map((file) => file.path);
-const missing = ['package.json', 'LICENSE', 'README.md', 'CHANGELOG.md', 'dist/cli.js'].filter(
+const missing = [
+  'package.json',
+  'LICENSE',
+  'README.md',
+  'CHANGELOG.md',
+  'dist/cli.js',
+  'dist/worker.js',
+  'dist/THIRD-PARTY-LICENSES.txt',
+].filter(
   (path) => !paths.includes(path),
 );
 const maps = paths.filter((path) => path.endsWith('.map'));

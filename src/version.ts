@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
+import packageJson from '../package.json' with { type: 'json' };
 
-/** The package version, read once from package.json (one level above both src/ and dist/). */
-export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })
-  .version;
+/** The package version: the bundle carries it, so nothing is read from disk at run time. */
+export const VERSION: string = packageJson.version;

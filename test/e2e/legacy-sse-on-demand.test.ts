@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { initialize, initialized, runRaw } from './binary.js';
 
-// A preload whose resolve hook refuses @modelcontextprotocol/server-legacy, as if it were not
-// installed: what starts anyway does not load it (docs/adr/0013-load-legacy-sse-on-demand.md).
-const HOOKS = `export async function resolve(specifier, context, next) {
-  if (specifier.startsWith('@modelcontextprotocol/server-legacy')) {
-    throw Object.assign(new Error('blocked by the test: ' + specifier), { code: 'ERR_MODULE_NOT_FOUND' });
-  }
+// Hooks that refuse @modelcontextprotocol/server-legacy, as if it were not installed: what
+// starts anyway does not load it (docs/adr/0013-load-legacy-sse-on-demand.md). The built binary
+// is a bundle (ADR 0030), where the package is code in a chunk, not a specifier: esbuild marks
+// each module it copies with a `// node_modules/<package>/…` comment, so a module whose source
+// holds the package's is refused as it loads.
+const LEGACY = '@modelcontextprotocol/server-legacy';
+const HOOKS = `const LEGACY = ${JSON.stringify(LEGACY)};
+function blocked(what) {
+  return Object.assign(new Error('blocked by the test: ' + what), { code: 'ERR_MODULE_NOT_FOUND' });
+}
+export async function resolve(specifier, context, next) {
+  if (specifier.startsWith(LEGACY)) throw blocked(specifier);
   return next(specifier, context);
+}
+export async function load(url, context, next) {
+  const loaded = await next(url, context);
+  if (loaded.source && String(loaded.source).includes('node_modules/' + LEGACY + '/')) throw blocked(LEGACY + ' in ' + url);
+  return loaded;
 }`;
 const PRELOAD = `import { register } from 'node:module'; register(${JSON.stringify(
   `data:text/javascript,${encodeURIComponent(HOOKS)}`,
