@@ -87,13 +87,14 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
     const documents = resolveDocuments(name, toolInputs.get(name) ?? new Set(), parsed.args, held, engine);
     if (!documents.ok) return toolError(documents.message);
     const progress = progressReporter(request.params._meta?.progressToken, ctx.mcpReq.notify);
-    await progress(0, 'started');
+    // Awaited only when asked for: two awaits of a no-op are two turns of the microtask queue.
+    if (progress) await progress(0, 'started');
     const result = await tool.run(documents.args as ToolArguments<unknown>, {
       engine: documents.engine,
       call: { signal: ctx.mcpReq.signal, client },
       cacheAs,
     });
-    await progress(1, 'done');
+    if (progress) await progress(1, 'done');
     return server.projectCallToolResult(
       documents.answer(result),
       toolList.find((entry) => entry.name === name)?.outputSchema,
@@ -121,8 +122,8 @@ type Notify = (notification: {
 function progressReporter(
   token: unknown,
   notify: Notify,
-): (progress: number, message: string) => Promise<void> {
-  if (typeof token !== 'string' && typeof token !== 'number') return async () => {};
+): ((progress: number, message: string) => Promise<void>) | undefined {
+  if (typeof token !== 'string' && typeof token !== 'number') return undefined;
   return (progress, message) =>
     notify({
       method: 'notifications/progress',

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { EngineError, type EngineErrorCode } from '../engine/errors.js';
@@ -11,6 +10,7 @@ import {
   MAX_HELD_PROCESS_BYTES,
   MAX_HELD_SESSION_BYTES,
 } from '../limits.js';
+import { newHandle } from './random-handle.js';
 
 /*
  * Document handles (docs/adr/0016-document-handles.md). A session that sends a document's text
@@ -20,10 +20,8 @@ import {
  * them again through the session's parse cache, as on a first call.
  */
 
-/** `d_` and 128 random bits, base64url: unguessable, and about a dozen tokens for a model. */
+/** What `newHandle` makes (random-handle.ts): `d_` and 128 random bits, base64url. */
 const HANDLE = /^d_[A-Za-z0-9_-]{22}$/;
-
-const newHandle = (): string => `d_${randomBytes(16).toString('base64url')}`;
 
 export interface HeldLimits {
   /** Text one session's handles keep; its least recently used document goes first. */

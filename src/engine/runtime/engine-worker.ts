@@ -13,6 +13,8 @@ export interface Job {
   /** What its arguments hold while it waits (MAX_QUEUED_BYTES). */
   bytes: number;
   signal: AbortSignal | undefined;
+  /** The worker running it, once dispatched: where the pool's one abort listener sends a cancel. */
+  worker: EngineWorker | null;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
 }
@@ -40,7 +42,6 @@ export class EngineWorker {
   #job: Job | null = null;
   #deadline: NodeJS.Timeout | null = null;
   #startup: NodeJS.Timeout | null = null;
-  #onAbort: (() => void) | null = null;
   #ready = false;
   #ended = false;
   /** Calls it has answered: the worker that has served the most is the next to be recycled. */
@@ -81,12 +82,14 @@ export class EngineWorker {
       const { startTimeoutMs } = this.#options;
       this.#startup = setTimeout(() => this.#fail(notStarted(startTimeoutMs)), startTimeoutMs);
     }
-    if (job.signal) {
-      this.#onAbort = () => this.#fail(cancelled());
-      job.signal.addEventListener('abort', this.#onAbort, { once: true });
-    }
+    job.worker = this;
     const request: WorkerRequest = { id: job.id, op: job.op, args: job.args };
     this.#thread.postMessage(request, job.transfer);
+  }
+
+  /** The client cancelled `job`: if it is still this worker's call, the worker ends with it. */
+  cancel(job: Job): void {
+    if (this.#job === job) this.#fail(cancelled());
   }
 
   /** Frees what the worker keeps for a client whose session ended (its parsed documents). */
@@ -145,12 +148,10 @@ export class EngineWorker {
     );
   }
 
-  /** The call is over: its timers and its abort listener go, and the worker no longer holds the process. */
+  /** The call is over: its deadline goes, and the worker no longer holds the process. */
   #settle(): void {
     if (this.#deadline) clearTimeout(this.#deadline);
     this.#deadline = null;
-    if (this.#onAbort && this.#job?.signal) this.#job.signal.removeEventListener('abort', this.#onAbort);
-    this.#onAbort = null;
     this.#job = null;
     this.#thread.unref();
   }

@@ -109,14 +109,15 @@ export class EnginePool {
         transfer: transferables(args),
         bytes,
         signal: options.signal,
+        worker: null,
         resolve: resolve as (value: unknown) => void,
         reject,
       };
       this.#queue.push(job.client, job);
       this.#queuedBytes += bytes;
-      if (job.signal) {
-        job.signal.addEventListener('abort', () => this.#dequeue(job, cancelled()), { once: true });
-      }
+      // One listener for the call's whole life: waiting, it leaves the queue; running, its
+      // worker ends (a no-op once answered). Left on the signal, which is the request's own.
+      job.signal?.addEventListener('abort', () => this.#cancel(job), { once: true });
       this.#dispatch();
     });
   }
@@ -171,10 +172,14 @@ export class EnginePool {
     return this.#workers.map((worker) => worker.threadId);
   }
 
-  #dequeue(job: Job, error: Error): void {
+  #cancel(job: Job): void {
+    if (job.worker) {
+      job.worker.cancel(job);
+      return;
+    }
     if (!this.#queue.remove(job.client, job)) return;
     this.#queuedBytes -= job.bytes;
-    job.reject(error);
+    job.reject(cancelled());
   }
 
   #dispatch(): void {

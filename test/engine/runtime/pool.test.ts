@@ -264,6 +264,29 @@ describe('EnginePool', () => {
     await expect(pool.run('inspect', { xml: bytes('<r/>') })).resolves.toMatchObject({ root: 'r' });
   });
 
+  it('cancels a waiting call without touching the running one, and ignores an abort after the answer', async () => {
+    pool = new EnginePool({ size: 1, timeoutMs: 10_000 });
+    const slow = bytes(`<r>${'<a>xxxxxxxxxx</a>'.repeat(2_000)}</r>`);
+    const answered = new AbortController();
+    await pool.run('inspect', { xml: bytes('<r/>') }, { signal: answered.signal });
+    const [thread] = pool.threadIds;
+    // An abort of a call already answered must not end the worker now serving another call.
+    const running = pool.run('query', {
+      xml: slow,
+      xpath: "count(//a[contains(string(/), 'zzz')])",
+      namespaces: {},
+    });
+    answered.abort();
+    const waiting = new AbortController();
+    const queued = pool.run('inspect', { xml: bytes('<q/>') }, { signal: waiting.signal });
+    expect(pool.stats.queued).toBe(1);
+    waiting.abort();
+    expect((await rejectionOf(queued)).message).toContain('cancelled');
+    expect(pool.stats.queued).toBe(0);
+    await expect(running).resolves.toMatchObject({ type: 'number', values: ['0'] });
+    expect(pool.threadIds).toEqual([thread]);
+  });
+
   it('refuses a call at once when the queue is full, and serves the queued ones', async () => {
     pool = new EnginePool({ size: 1, maxQueued: 2 });
     const calls = Array.from({ length: 3 }, () => pool.run('inspect', { xml: bytes('<r/>') }));
