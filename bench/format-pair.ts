@@ -8,12 +8,15 @@
  * Each pair: A first call (a document new to it), B first call, A repeat (the same document
  * again, parse cache warm), B repeat; the order of A and B swaps every pair. Both builds must
  * give the same reply text, or the run stops. Prints medians, the paired ratios (B ÷ A per pair,
- * then their median), RSS after each server's calls and its peak, and the 1-minute load average.
+ * then their median), the server's CPU time per call (all threads, and its main thread alone, from
+ * /proc: far steadier than wall time on a busy machine), RSS after each server's calls and its
+ * peak, and the 1-minute load average.
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
+  cpuMs,
   HttpSessionClient,
   initializeStdio,
   preparedParams,
@@ -51,7 +54,7 @@ async function open(cli: string): Promise<Side> {
     await client.initialize();
     return {
       call: (prepared) => client.call(prepared),
-      pid: undefined,
+      pid: server.pid,
       close: async () => {
         await client.close();
         await server.stop();
@@ -84,6 +87,14 @@ const median = (xs: number[]) => {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
+/** CPU milliseconds of the process's main thread (its task whose id is the process id). */
+function mainThreadMs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function peakMiB(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -100,6 +111,7 @@ const times = {
   bRepeat: [] as number[],
 };
 const rss = { a: [] as number[], b: [] as number[] };
+const cpu = { a: [] as number[], b: [] as number[], aMain: [] as number[], bMain: [] as number[] };
 // One warm-up pair, not counted: the first calls of a process compile the paths.
 for (let pair = -1; pair < pairs; pair++) {
   const prepared = formatCall(pair + 2);
@@ -115,13 +127,19 @@ for (let pair = -1; pair < pairs; pair++) {
         ];
   const answers: string[] = [];
   for (const [name, side] of order) {
+    const pid = side.pid ?? 0;
+    const [cpuBefore, mainBefore] = [cpuMs(pid), mainThreadMs(side.pid)];
     const first = await side.call(prepared);
     const repeat = await side.call(prepared);
+    const [cpuAfter, mainAfter] = [cpuMs(pid), mainThreadMs(side.pid)];
     answers.push(text(first), text(repeat));
     if (pair >= 0) {
       times[`${name}First`].push(first.ms);
       times[`${name}Repeat`].push(repeat.ms);
       if (side.pid !== undefined) rss[name].push(rssMiB(side.pid));
+      // Per call: the first and the repeat together, halved.
+      cpu[name].push((cpuAfter - cpuBefore) / 2);
+      cpu[`${name}Main`].push((mainAfter - mainBefore) / 2);
     }
   }
   if (answers.some((answer) => answer !== answers[0])) throw new Error('the builds answered differently');
@@ -135,6 +153,8 @@ const out = {
   load: `${loadStart.toFixed(2)} → ${loadEnd.toFixed(2)}`,
   first: { a: median(times.aFirst), b: median(times.bFirst), ratio: ratios(times.bFirst, times.aFirst) },
   repeat: { a: median(times.aRepeat), b: median(times.bRepeat), ratio: ratios(times.bRepeat, times.aRepeat) },
+  cpuMsPerCall: { a: median(cpu.a), b: median(cpu.b), ratio: ratios(cpu.b, cpu.a) },
+  mainThreadMsPerCall: { a: median(cpu.aMain), b: median(cpu.bMain), ratio: ratios(cpu.bMain, cpu.aMain) },
   rssMiB: { a: median(rss.a), b: median(rss.b), peakA: peakMiB(a.pid), peakB: peakMiB(b.pid) },
 };
 await a.close();

@@ -38,7 +38,7 @@ export function jsonLine(message: unknown, inPlace?: BytesInPlace): Buffer[] {
     if (part !== '') buffers.push(Buffer.from(part, 'utf8'));
     const text = large[index];
     if (typeof text === 'string') buffers.push(...escapedSlices(text));
-    else if (text !== undefined) buffers.push(jsonStringBytes(text));
+    else if (text !== undefined) buffers.push(...jsonStringBytes(text));
   });
   buffers.push(Buffer.from([NEWLINE]));
   return buffers;

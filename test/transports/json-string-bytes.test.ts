@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonStringBytes } from '../../src/transports/json-string-bytes.js';
+import { jsonStringBytes as slices } from '../../src/transports/json-string-bytes.js';
+
+const jsonStringBytes = (bytes: Uint8Array) => Buffer.concat(slices(bytes));
 
 /** What the bytes stand for, as the tool decoded them before (docs/adr/0029): the oracle. */
 const viaString = (bytes: Uint8Array) =>
@@ -59,5 +61,20 @@ describe('jsonStringBytes', () => {
     const line = '  <name lang="fr">Zoë "Ødegård" \\ 🍣 &amp;</name>\n\t';
     const bytes = utf8(line.repeat(Math.ceil((3 * 1024 * 1024) / line.length)));
     same(bytes);
+    // In slices of its own: the text is never escaped whole into one string.
+    expect(slices(bytes).length).toBeGreaterThan(40);
+  });
+
+  it('escapes slice by slice exactly wherever a slice ends: in a sequence, on an escape, at the end', () => {
+    const SLICE = 64 * 1024;
+    for (const filler of ['é', '中', '😀', '"', '\n', 'a']) {
+      for (let shift = 0; shift < 4; shift++) {
+        const text = `${'x'.repeat(shift)}${filler.repeat(Math.ceil((2 * SLICE) / filler.length) + 3)}`;
+        same(utf8(text));
+      }
+    }
+    same(new Uint8Array(SLICE).fill(0x22));
+    same(new Uint8Array(2 * SLICE).fill(0x61));
+    same(new Uint8Array(0));
   });
 });
