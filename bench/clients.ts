@@ -250,7 +250,9 @@ function lastEvent(text: string): Record<string, unknown> {
 }
 
 /** Starts the built binary on Streamable HTTP, port 0, and resolves with the URL it announces. */
-export async function startHttpServer(cli: string): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startHttpServer(
+  cli: string,
+): Promise<{ url: string; pid: number | undefined; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [cli, '--transport', 'streamable-http', '--port', '0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -265,6 +267,7 @@ export async function startHttpServer(cli: string): Promise<{ url: string; stop:
   });
   return {
     url,
+    pid: child.pid,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = once(child, 'exit');

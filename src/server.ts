@@ -6,6 +6,7 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { type ByteTexts, decodedText } from './byte-texts.js';
 import type { EnginePool } from './engine/runtime/pool.js';
 import { clarifyInvalidParams } from './invalid-params.js';
 import { type HeldDocuments, heldDocuments, resolveDocuments } from './tools/document-handles.js';
@@ -45,6 +46,8 @@ export interface ServerOptions {
   cacheDocuments?: boolean;
   /** Where the session's handles keep their documents; the process's own by default. */
   documents?: HeldDocuments;
+  /** The transport writes a text answer from its bytes (stdio, docs/adr/0029); without it, texts are decoded. */
+  byteTexts?: ByteTexts;
 }
 
 /** The SDK's server, with malformed params answered as -32602 and a sentence (invalid-params.ts). */
@@ -89,10 +92,12 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
     const progress = progressReporter(request.params._meta?.progressToken, ctx.mcpReq.notify);
     // Awaited only when asked for: two awaits of a no-op are two turns of the microtask queue.
     if (progress) await progress(0, 'started');
+    const { byteTexts } = options;
     const result = await tool.run(documents.args as ToolArguments<unknown>, {
       engine: documents.engine,
       call: { signal: ctx.mcpReq.signal, client },
       cacheAs,
+      textOf: byteTexts ? (bytes) => byteTexts.hold(ctx.mcpReq.id, bytes) : decodedText,
     });
     if (progress) await progress(1, 'done');
     return server.projectCallToolResult(

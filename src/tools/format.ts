@@ -20,17 +20,15 @@ export const xmlFormat = defineTool({
   }),
   // No structuredContent: the text is the document itself, and a structured copy would double
   // a reply that reaches 18 MiB for an indented 8 MiB document (docs/tool-design.md).
-  async run({ xml, indent, empty_elements }, { engine, call }) {
+  async run({ xml, indent, empty_elements }, { engine, call, textOf }) {
     return answering(async () => {
       const result = await engine.run(
         'format',
         { xml: encode(xml), indent, emptyElements: empty_elements },
         call,
       );
-      // The SDK wants a string; the bytes were transferred from the worker, so this is the copy.
-      return toolResult(
-        Buffer.from(result.xml.buffer, result.xml.byteOffset, result.xml.byteLength).toString('utf8'),
-      );
+      // The bytes were transferred from the worker; over stdio they are written as they are.
+      return toolResult(textOf(result.xml));
     });
   },
 });

@@ -14,6 +14,11 @@ export interface ToolContext {
   call: RunOptions;
   /** The client whose parsed documents the engine may keep for its next call; undefined: keep none. */
   cacheAs: string | undefined;
+  /**
+   * The answer's text for UTF-8 bytes, called once per call: the decoded string, or a placeholder
+   * the transport writes as the bytes (src/byte-texts.ts).
+   */
+  textOf(bytes: Uint8Array): string;
 }
 
 /**

@@ -1,25 +1,35 @@
 import { randomUUID } from 'node:crypto';
+import { jsonStringBytes } from './json-string-bytes.js';
 
 /** A string this long is escaped slice by slice instead of inside one JSON.stringify. */
 const LARGE_STRING_CHARS = 1024 * 1024;
 const SLICE_CHARS = 1024 * 1024;
 const NEWLINE = 0x0a;
 
+/** A string of the message that stands for UTF-8 bytes, which are written in its place (docs/adr/0029). */
+export interface BytesInPlace {
+  placeholder: string;
+  bytes: Uint8Array;
+}
+
 /**
  * One message as the buffers of one JSON line, in bytes as they go out. `JSON.stringify` of a
  * message holding a 120 MiB string (an indented 8 MiB `xml_format`) builds the escaped text in
  * pieces, writing it flattens them into a second copy and encodes that into a third; escaping each
  * large string a slice at a time into buffers of its own leaves only those buffers beside the
- * string (docs/adr/0010-output-back-pressure.md). The bytes are what `JSON.stringify` would give.
+ * string (docs/adr/0010-output-back-pressure.md). The bytes are what `JSON.stringify` would give,
+ * with `inPlace.bytes` (decoded) wherever the message holds `inPlace.placeholder`.
  */
-export function jsonLine(message: unknown): Buffer[] {
-  if (!hasLargeString(message)) return [exactLine(JSON.stringify(message))];
-  const large: string[] = [];
+export function jsonLine(message: unknown, inPlace?: BytesInPlace): Buffer[] {
+  if (!inPlace && !hasLargeString(message)) return [exactLine(JSON.stringify(message))];
+  const large: Array<string | Uint8Array> = [];
   // Stands in for each large string; random, so no value of the message can spell it.
   const marker = `oxml-large-string-${randomUUID()}`;
   const envelope = JSON.stringify(message, (_key, value: unknown) => {
-    if (typeof value !== 'string' || value.length < LARGE_STRING_CHARS) return value;
-    large.push(value);
+    if (typeof value !== 'string') return value;
+    if (inPlace && value === inPlace.placeholder) large.push(inPlace.bytes);
+    else if (value.length >= LARGE_STRING_CHARS) large.push(value);
+    else return value;
     return marker;
   });
   const parts = envelope.split(`"${marker}"`);
@@ -27,7 +37,8 @@ export function jsonLine(message: unknown): Buffer[] {
   parts.forEach((part, index) => {
     if (part !== '') buffers.push(Buffer.from(part, 'utf8'));
     const text = large[index];
-    if (text !== undefined) buffers.push(...escapedSlices(text));
+    if (typeof text === 'string') buffers.push(...escapedSlices(text));
+    else if (text !== undefined) buffers.push(...jsonStringBytes(text));
   });
   buffers.push(Buffer.from([NEWLINE]));
   return buffers;

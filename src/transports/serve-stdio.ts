@@ -35,7 +35,7 @@ export async function runStdio(
   const onError = (error: Error) => log(error.message);
   // The process serves one client, so a connection in any revision, 2026-07-28 included, is one
   // session: its parsed documents and its handles are kept for its next calls.
-  const factory = () => createServer(engine, { cacheDocuments: true });
+  const factory = () => createServer(engine, { cacheDocuments: true, byteTexts: transport });
   serveStdio(factory, { transport, onerror: onError });
   const failure = await transport.closed;
   if (!failure) await flushed(process.stdout, FLUSH_GRACE_MS);

@@ -1,12 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { type ByteTexts, decodedText } from '../byte-texts.js';
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   MAX_IN_FLIGHT_REQUEST_BYTES,
   MAX_MESSAGE_BYTES,
   MAX_UNWRITTEN_OUTPUT_BYTES,
 } from '../limits.js';
-import { jsonLine } from './json-line.js';
+import { type BytesInPlace, jsonLine } from './json-line.js';
 import { holdsTooManyMembers, TOO_MANY_MEMBERS_MESSAGE } from './json-members.js';
 import {
   classifyLine,
@@ -39,8 +41,11 @@ const END_OF_INPUT_GRACE_MS = DEFAULT_CALL_TIMEOUT_MS * 3;
  * read while the replies written exceed `maxUnwrittenBytes` unread by the client, nor while the
  * requests read and not yet answered add up to `maxInFlightBytes`; reading resumes on stdout's
  * `'drain'` or the answer. A failed stdout (the client went away) closes the transport.
+ *
+ * A reply's text can be handed over as UTF-8 bytes (`ByteTexts`, docs/adr/0029): the result holds
+ * a placeholder, and the bytes are JSON-escaped into the line in its place, never decoded.
  */
-export class LineStdioTransport implements Transport {
+export class LineStdioTransport implements Transport, ByteTexts {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -59,6 +64,8 @@ export class LineStdioTransport implements Transport {
   readonly #maxInFlightBytes: number;
   /** Requests delivered and not yet answered, with the size of their line. */
   readonly #pending = new Map<RequestId, number>();
+  /** Texts held as bytes for the replies of requests still owed (see `hold`). */
+  readonly #heldTexts = new Map<RequestId, BytesInPlace>();
   #inFlightBytes = 0;
   /** True while input is paused for the client to read or for answers; see #updateFlow. */
   #paused = false;
@@ -117,17 +124,35 @@ export class LineStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#isClosed) return;
-    this.#write(message);
     const answered = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
+    const held = answered === undefined ? undefined : this.#heldTexts.get(answered);
+    if (answered !== undefined) this.#heldTexts.delete(answered);
+    this.#write(message, held);
     this.#settle(answered as RequestId | undefined);
+  }
+
+  /**
+   * Only while `id` is owed a reply: a request cancelled (or a transport closed) first gets the
+   * text itself, which no reply will carry, so nothing is held that nothing would take.
+   */
+  hold(id: RequestId, bytes: Uint8Array): string {
+    if (this.#isClosed || !this.#pending.has(id)) return decodedText(bytes);
+    const placeholder = `oxml-bytes-${randomUUID()}`;
+    this.#heldTexts.set(id, { placeholder, bytes });
+    return placeholder;
+  }
+
+  /** Texts held as bytes and not yet written (for tests and diagnostics). */
+  get heldTexts(): number {
+    return this.#heldTexts.size;
   }
 
   /**
    * Buffers, so the stream's unwritten length counts bytes; a large reply is several, written
    * together (corked) so no other message can come between them.
    */
-  #write(message: JSONRPCMessage): void {
-    const line = jsonLine(message);
+  #write(message: JSONRPCMessage, held?: BytesInPlace): void {
+    const line = jsonLine(message, held);
     this.#output.cork();
     for (const buffer of line) this.#output.write(buffer);
     this.#output.uncork();
@@ -142,6 +167,7 @@ export class LineStdioTransport implements Transport {
     // A paused stdin does not keep the process alive; a flowing one with no reader would.
     this.#input.pause();
     this.#held = undefined;
+    this.#heldTexts.clear();
     this.#buffered = 0;
     this.onclose?.();
     this.#resolveClosed(this.#failure);
@@ -193,6 +219,7 @@ export class LineStdioTransport implements Transport {
     const bytes = id === undefined ? undefined : this.#pending.get(id);
     if (id !== undefined && bytes !== undefined) {
       this.#pending.delete(id);
+      this.#heldTexts.delete(id);
       this.#inFlightBytes -= bytes;
     }
     this.#updateFlow();

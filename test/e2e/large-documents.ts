@@ -22,6 +22,20 @@ export async function expectLargeDocumentsReadExactly(client: Client): Promise<v
   expect(text(query)).toBe(`2000|${expected}|v"1`);
   const formatted = await client.callTool({ name: 'xml_format', arguments: { xml, indent: 0 } });
   expect(text(formatted)).toBe(xml);
+  // Over stdio the formatted text is written from its UTF-8 bytes (ADR 0029): every character
+  // JSON escapes and every one libxml2 writes raw or as a reference must come out as it was.
+  const indented = await client.callTool({ name: 'xml_format', arguments: { xml, indent: 2 } });
+  expect(text(indented)).toBe(`<r>\n${`  ${item}\n`.repeat(2_000)}</r>`);
+  const escapes = await client.callTool({
+    name: 'xml_format',
+    arguments: {
+      xml: '<r a="t&#9;q&quot;\\"><t>\t"q" \\ é 😀 \u2028 cr&#13;</t><!--\t"c"\\--><e/></r>',
+      indent: 2,
+    },
+  });
+  expect(text(escapes)).toBe(
+    '<r a="t&#9;q&quot;\\">\n  <t>\t"q" \\ é 😀 \u2028 cr&#13;</t>\n  <!--\t"c"\\-->\n  <e/>\n</r>',
+  );
   const xsd =
     '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="r"><xs:complexType>' +
     '<xs:sequence><xs:element name="t" maxOccurs="1999"/></xs:sequence></xs:complexType></xs:element>' +

@@ -138,7 +138,7 @@ class Session {
       ...options,
       ...(liftDocumentsFromBytes === undefined ? {} : { liftDocumentsFromBytes }),
     });
-    this.#handle = serveStdio(() => createServer(engine), {
+    this.#handle = serveStdio(() => createServer(engine, { byteTexts: transport }), {
       transport,
       onerror: (error) => {
         this.reported.push(error);
