@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { CLI } from '../support/built-cli.js';
 
-export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+export { CLI };
 
 export const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
