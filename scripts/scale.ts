@@ -8,10 +8,11 @@
  *
  * Half the clients speak 2025-11-25 (a session each, through the SDK client's ordinary
  * handshake), half are pinned to 2026-07-28 (stateless). Each keeps one call in flight; every
- * answer is checked against the expected one (scripts/soak/). `--workload mix` is the soak's
- * call mix over 1 KB–2 MB documents; `--workload model` is what a model does with one document:
- * every client sends one ~2 MB document to xml_inspect and xml_query again and again, where a
- * session's parse cache pays. `--stateless 1` starts the processes with --stateless (no sessions).
+ * answer is checked against the expected one (scripts/soak/), half a session's calls by handle.
+ * `--workload mix` is the soak's call mix over 1 KB–2 MB documents; `--workload model` is what a
+ * model does with one document: every client sends one ~2 MB document to xml_inspect and
+ * xml_query again and again, where a session's parse cache pays. `--stateless 1` starts the
+ * processes with --stateless (no sessions).
  *
  * A 2025 client whose session is answered 404 (its process went away) starts a new session and
  * sends the call again: that call counts as renewed, not lost. Any other failure is a lost answer;
@@ -30,6 +31,7 @@ import { sleep, within } from './lib/time.js';
 import type { ToolAnswer } from './soak/answer.js';
 import { planCall } from './soak/call-mix.js';
 import { buildCorpus, type Corpus } from './soak/documents.js';
+import { callWithHandles, HandleMix } from './soak/handle-mix.js';
 import { callSeed } from './soak/random.js';
 
 const USAGE = `usage: npx tsx scripts/scale.ts [--processes 1,2,3] [--clients 6] [--calls 150] [--seed 1] [--fault 1]
@@ -172,6 +174,9 @@ async function runLoad(
       stats.byEra[c.era] = byEra;
       const doc = flags.workload === 'model' ? corpus.big[c.k % corpus.big.length] : undefined;
       const tools = flags.workload === 'model' ? ['xml_query', 'xml_inspect'] : undefined;
+      // A 2025 session's client sends half its calls by handle, as in the soak and the load (its
+      // answers carry handles, set aside before the call's own check); a stateless one holds none.
+      const handles = new HandleMix({ session: !c.modern && flags.stateless !== 1 });
       for (let i = 0; i < flags.calls && Date.now() < deadline; i++) {
         const index = c.k * flags.calls + i;
         const plan = planCall(corpus, callSeed(flags.seed, index), {
@@ -179,13 +184,20 @@ async function runLoad(
           doc,
           tools,
         });
+        // After a renewal the old session's handles are refused as not held and sent again as text.
         const call = () =>
-          c.connection.client.callTool(
-            { name: plan.tool, arguments: plan.args },
-            { timeout: flags['call-timeout-ms'] },
-          ) as Promise<ToolAnswer>;
+          callWithHandles(
+            handles,
+            plan,
+            index,
+            (args) =>
+              c.connection.client.callTool(
+                { name: plan.tool, arguments: args },
+                { timeout: flags['call-timeout-ms'] },
+              ) as Promise<ToolAnswer>,
+          );
         const t0 = performance.now();
-        let result: ToolAnswer | undefined;
+        let result: Awaited<ReturnType<typeof callWithHandles>> | undefined;
         try {
           result = await call();
         } catch (first) {
@@ -217,7 +229,7 @@ async function runLoad(
         const ms = performance.now() - t0;
         stats.latencies.push(ms);
         byEra.latencies.push(ms);
-        const problem = plan.check(result);
+        const problem = result.problem;
         if (problem) stats.wrong.push({ client: c.k, index, label: plan.label, reason: problem });
         stats.done++;
         onProgress(stats.done);

@@ -46,11 +46,4 @@ export async function runRaw(
   return { replies, stdout, stderr, code };
 }
 
-export const initialize = (version = '2025-06-18') =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
-  });
-export const initialized = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+export { initialize, initialized } from '../support/stdio-lines.js';
