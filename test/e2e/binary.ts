@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { CLI } from '../support/built-cli.js';
 
-export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+export { CLI };
 
 export const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -46,11 +46,4 @@ export async function runRaw(
   return { replies, stdout, stderr, code };
 }
 
-export const initialize = (version = '2025-06-18') =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
-  });
-export const initialized = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+export { initialize, initialized } from '../support/stdio-lines.js';

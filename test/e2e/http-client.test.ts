@@ -1,6 +1,6 @@
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from './http-server.js';
+import { type RunningServer, startServer } from '../support/http-server.js';
 import { expectLargeDocumentsReadExactly } from './large-documents.js';
 
 type Result = Awaited<ReturnType<Client['callTool']>>;

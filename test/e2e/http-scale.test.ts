@@ -7,7 +7,7 @@ import {
   MODERN_COUNT_CALL,
   postInTwoParts,
 } from '../support/http-requests.js';
-import { type RunningServer, startServer } from './http-server.js';
+import { type RunningServer, startServer } from '../support/http-server.js';
 import { type Router, startRouter } from './router.js';
 
 type Options = ConstructorParameters<typeof Client>[1];

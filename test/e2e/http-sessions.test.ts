@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../support/http-server.js';
 import { runRaw } from './binary.js';
-import { type RunningServer, startServer } from './http-server.js';
 
 const MAX_SESSIONS = 8;
 const CLIENTS = 200;

@@ -1,9 +1,8 @@
-#!/usr/bin/env node
 /**
  * Peak resident memory of the built stdio server for indented `xml_format` calls of 8 MiB of
  * 255-deep `<b>` chains (each answer ~128 MB), the case of docs/adr/0010-output-back-pressure.md.
  *
- *   npm run build && node scripts/format-memory.mjs [--calls 1] [--unread-seconds 0] [--bin dist/cli.js]
+ *   npm run build && npx tsx scripts/format-memory.ts [--calls 1] [--unread-seconds 0] [--bin dist/cli.js]
  *
  * With --unread-seconds N the client reads nothing for N seconds first (a measurement, not a
  * test: it prints the server's RSS every 5 s and how many requests the server had taken), then
@@ -12,14 +11,15 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CLI } from '../test/support/built-cli.js';
+import { initialize, initialized, toolCall } from '../test/support/stdio-lines.js';
 
 const { values } = parseArgs({
   options: {
     calls: { type: 'string', default: '1' },
     'unread-seconds': { type: 'string', default: '0' },
-    bin: { type: 'string', default: fileURLToPath(new URL('../dist/cli.js', import.meta.url)) },
+    bin: { type: 'string', default: CLI },
   },
 });
 const calls = Number(values.calls);
@@ -36,28 +36,14 @@ const memory = () =>
       .map((line) => line.split(/:\s+/)),
   );
 // Requests are written one after another, so a completed write means the server took it.
-const send = (message) =>
-  new Promise((resolve) => child.stdin.write(`${JSON.stringify(message)}\n`, () => resolve()));
+const send = (line: string) =>
+  new Promise<void>((resolve) => child.stdin.write(`${line}\n`, () => resolve()));
 let taken = 0;
 const writing = (async () => {
-  await send({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'format-memory', version: '1' },
-    },
-  });
-  await send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await send(initialize('2025-06-18', { client: 'format-memory' }));
+  await send(initialized);
   for (let id = 1; id <= calls; id++) {
-    await send({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: { name: 'xml_format', arguments: { xml, indent: 16 } },
-    });
+    await send(toolCall(id, 'xml_format', { xml, indent: 16 }));
     taken++;
   }
 })();
@@ -72,8 +58,8 @@ for (let waited = 0; waited < unreadSeconds; waited += 5) {
 }
 let lines = 0;
 let bytes = 0;
-const answered = new Promise((resolve) =>
-  child.stdout.on('data', (chunk) => {
+const answered = new Promise<void>((resolve) =>
+  child.stdout.on('data', (chunk: Buffer) => {
     bytes += chunk.length;
     for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, at + 1)) lines++;
     if (lines === calls + 1) resolve();
@@ -86,5 +72,7 @@ console.log(
   `${calls} call(s): ${lines} replies, ${(bytes / 1e6).toFixed(1)} MB in ${Date.now() - started} ms; server ${JSON.stringify(memory())}`,
 );
 child.stdin.end();
-const [code] = await new Promise((resolve) => child.on('exit', (...args) => resolve(args)));
+const [code] = await new Promise<[number | null]>((resolve) =>
+  child.on('exit', (exitCode) => resolve([exitCode])),
+);
 process.exit(code === 0 && lines === calls + 1 ? 0 : 1);

@@ -1,18 +1,18 @@
-#!/usr/bin/env node
 /**
  * Scale: nginx (deploy/nginx.conf, via scripts/scale.sh) in front of 1, 2 and 3 processes of the
  * built server, on loopback; mixed clients through it; then a fault run in which one process is
  * killed with SIGKILL and another restarted with SIGTERM while the clients run (issue 16).
  *
- *   npm run build && node scripts/scale.mjs [--processes 1,2,3] [--clients 6] [--calls 150] [--seed 1]
+ *   npm run build && npx tsx scripts/scale.ts [--processes 1,2,3] [--clients 6] [--calls 150] [--seed 1]
  *       [--fault 1] [--workload mix|model] [--stateless 1] [--max-seconds 900] [--call-timeout-ms 20000]
  *
  * Half the clients speak 2025-11-25 (a session each, through the SDK client's ordinary
  * handshake), half are pinned to 2026-07-28 (stateless). Each keeps one call in flight; every
- * answer is checked against the expected one (scripts/soak.mjs). `--workload mix` is the soak's
- * call mix over 1 KB–2 MB documents; `--workload model` is what a model does with one document:
- * every client sends one ~2 MB document to xml_inspect and xml_query again and again, where a
- * session's parse cache pays. `--stateless 1` starts the processes with --stateless (no sessions).
+ * answer is checked against the expected one (scripts/soak/), half a session's calls by handle.
+ * `--workload mix` is the soak's call mix over 1 KB–2 MB documents; `--workload model` is what a
+ * model does with one document: every client sends one ~2 MB document to xml_inspect and
+ * xml_query again and again, where a session's parse cache pays. `--stateless 1` starts the
+ * processes with --stateless (no sessions).
  *
  * A 2025 client whose session is answered 404 (its process went away) starts a new session and
  * sends the call again: that call counts as renewed, not lost. Any other failure is a lost answer;
@@ -24,17 +24,25 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildCorpus, callSeed, parseFlags, planCall, sleep, within } from './soak.mjs';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { percentile } from './lib/figures.js';
+import { parseFlags } from './lib/flags.js';
+import { sleep, within } from './lib/time.js';
+import type { ToolAnswer } from './soak/answer.js';
+import { planCall } from './soak/call-mix.js';
+import { buildCorpus, type Corpus } from './soak/documents.js';
+import { callWithHandles, HandleMix } from './soak/handle-mix.js';
+import { callSeed } from './soak/random.js';
 
-const USAGE = `usage: node scripts/scale.mjs [--processes 1,2,3] [--clients 6] [--calls 150] [--seed 1] [--fault 1]
+const USAGE = `usage: npx tsx scripts/scale.ts [--processes 1,2,3] [--clients 6] [--calls 150] [--seed 1] [--fault 1]
                                [--workload mix|model] [--stateless 1] [--max-seconds 900] [--call-timeout-ms 20000]
 `;
 const SCALE_SH = fileURLToPath(new URL('./scale.sh', import.meta.url));
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } };
-const log = (line) => process.stderr.write(`[scale] ${line}\n`);
+const log = (line: string) => process.stderr.write(`[scale] ${line}\n`);
 
 /** The stack currently up, taken down on any failure so nothing is left listening. */
-let stackDir;
+let stackDir: string | undefined;
 
 function nginxPresent() {
   if (process.env.NGINX) return existsSync(process.env.NGINX);
@@ -42,7 +50,14 @@ function nginxPresent() {
   return found.status === 0;
 }
 
-function up(count, stateless) {
+interface Stack {
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  url: string;
+  servers: Array<{ pid: number; port: number }>;
+}
+
+function up(count: number, stateless: boolean): Stack {
   const dir = join(mkdtempSync(join(tmpdir(), 'oxml-scale-run-')), 'stack');
   const env = { ...process.env, OXML_SCALE_DIR: dir, OXML_SCALE_FLAGS: stateless ? '--stateless' : '' };
   const run = spawnSync('bash', [SCALE_SH, 'up', String(count)], { env, encoding: 'utf8', timeout: 300_000 });
@@ -54,24 +69,27 @@ function up(count, stateless) {
     readFileSync(join(dir, 'servers'), 'utf8')
       .trim()
       .split('\n')
-      .map((line) => line.split(' ').map(Number)),
+      .map((line) => line.split(' ').map(Number) as [number, number]),
   );
   if (!url || pids.length !== count) throw new Error(`scale.sh up printed: ${run.stdout}`);
-  return { dir, env, url, servers: pids.map((pid) => ({ pid, port: ports.get(pid) })) };
+  const servers = pids.map((pid) => ({ pid, port: ports.get(pid) ?? Number.NaN }));
+  if (servers.some((server) => Number.isNaN(server.port)))
+    throw new Error(`scale.sh up wrote no port for a pid`);
+  return { dir, env, url, servers };
 }
 
-function down(stack) {
+function down(stack: Stack): void {
   spawnSync('bash', [SCALE_SH, 'down'], { env: stack.env, stdio: 'ignore', timeout: 120_000 });
   rmSync(join(stack.dir, '..'), { recursive: true, force: true });
   stackDir = undefined;
 }
 
 /** `scale.sh start PORT`, without blocking the clients running in this process. */
-function startAgain(stack, port) {
+function startAgain(stack: Stack, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [SCALE_SH, 'start', String(port)], { env: stack.env });
     let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
     });
     child.once('exit', (code) => {
@@ -83,45 +101,65 @@ function startAgain(stack, port) {
 }
 
 /** The exit status scale.sh's wrapper logged for the process on `port` (polled, bounded). */
-async function exitStatus(stack, port, after, ms = 60_000) {
+async function exitStatus(stack: Stack, port: number, after: number, ms = 60_000): Promise<number> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     const text = readFileSync(join(stack.dir, `server-${port}.log`), 'utf8');
     const statuses = [...text.matchAll(/^scale\.sh: exit status (\d+)$/gm)].map((m) => Number(m[1]));
-    if (statuses.length > after) return statuses[after];
+    const status = statuses[after];
+    if (status !== undefined) return status;
     await sleep(50);
   }
   throw new Error(`the process on port ${port} did not exit within ${ms} ms`);
 }
 
-const exitsLogged = (stack, port) =>
+const exitsLogged = (stack: Stack, port: number) =>
   [...readFileSync(join(stack.dir, `server-${port}.log`), 'utf8').matchAll(/^scale\.sh: exit status/gm)]
     .length;
 
-async function connect(Sdk, url, k, modern) {
-  const client = new Sdk.Client({ name: `oxml-scale-${k}`, version: '1' }, modern ? MODERN : {});
-  const transport = new Sdk.StreamableHTTPClientTransport(new URL(url));
+interface Connection {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+}
+
+async function connect(url: string, k: number, modern: boolean): Promise<Connection> {
+  const client = new Client({ name: `oxml-scale-${k}`, version: '1' }, modern ? MODERN : {});
+  const transport = new StreamableHTTPClientTransport(new URL(url));
   await within(client.connect(transport), 30_000, `client ${k} connect`);
   return { client, transport };
 }
 
-const isGone = (error) => error?.status === 404;
+const isGone = (error: unknown) => (error as { status?: number } | undefined)?.status === 404;
 
 /**
  * C clients × `calls` calls through `url`; `onProgress(done)` after each answered call. Returns
  * latencies, lost, wrong, renewed sessions and where the sessions lived.
  */
-async function runLoad(Sdk, url, flags, corpus, onProgress = () => {}) {
+async function runLoad(
+  url: string,
+  flags: ScaleFlags,
+  corpus: Corpus,
+  onProgress: (done: number) => void = () => {},
+): Promise<LoadStats> {
   const deadline = Date.now() + flags['max-seconds'] * 1000;
-  const stats = { latencies: [], byEra: {}, lost: [], wrong: [], renewed: 0, sessions: new Map(), done: 0 };
-  const noteSession = (transport) => {
+  const stats: LoadStats = {
+    latencies: [],
+    byEra: {},
+    lost: [],
+    wrong: [],
+    renewed: 0,
+    sessions: new Map(),
+    done: 0,
+    seconds: 0,
+  };
+  const noteSession = (transport: StreamableHTTPClientTransport) => {
     const owner = transport.sessionId?.split('.')[0] ?? '(none)';
     stats.sessions.set(owner, (stats.sessions.get(owner) ?? 0) + 1);
   };
   const clients = await Promise.all(
     Array.from({ length: flags.clients }, async (_, k) => {
       const modern = k % 2 === 1;
-      const connection = await connect(Sdk, url, k, modern);
+      const connection = await connect(url, k, modern);
       const era = connection.client.getNegotiatedProtocolVersion();
       const expected = modern ? '2026-07-28' : '2025-11-25';
       if (era !== expected) throw new Error(`client ${k} negotiated ${era}, expected ${expected}`);
@@ -132,10 +170,13 @@ async function runLoad(Sdk, url, flags, corpus, onProgress = () => {}) {
   const started = performance.now();
   await Promise.all(
     clients.map(async (c) => {
-      stats.byEra[c.era] ??= { latencies: [], lost: 0, renewed: 0 };
-      const byEra = stats.byEra[c.era];
+      const byEra = stats.byEra[c.era] ?? { latencies: [], lost: 0, renewed: 0 };
+      stats.byEra[c.era] = byEra;
       const doc = flags.workload === 'model' ? corpus.big[c.k % corpus.big.length] : undefined;
       const tools = flags.workload === 'model' ? ['xml_query', 'xml_inspect'] : undefined;
+      // A 2025 session's client sends half its calls by handle, as in the soak and the load (its
+      // answers carry handles, set aside before the call's own check); a stateless one holds none.
+      const handles = new HandleMix({ session: !c.modern && flags.stateless !== 1 });
       for (let i = 0; i < flags.calls && Date.now() < deadline; i++) {
         const index = c.k * flags.calls + i;
         const plan = planCall(corpus, callSeed(flags.seed, index), {
@@ -143,13 +184,20 @@ async function runLoad(Sdk, url, flags, corpus, onProgress = () => {}) {
           doc,
           tools,
         });
+        // After a renewal the old session's handles are refused as not held and sent again as text.
         const call = () =>
-          c.connection.client.callTool(
-            { name: plan.tool, arguments: plan.args },
-            { timeout: flags['call-timeout-ms'] },
+          callWithHandles(
+            handles,
+            plan,
+            index,
+            (args) =>
+              c.connection.client.callTool(
+                { name: plan.tool, arguments: args },
+                { timeout: flags['call-timeout-ms'] },
+              ) as Promise<ToolAnswer>,
           );
         const t0 = performance.now();
-        let result;
+        let result: Awaited<ReturnType<typeof callWithHandles>> | undefined;
         try {
           result = await call();
         } catch (first) {
@@ -158,7 +206,7 @@ async function runLoad(Sdk, url, flags, corpus, onProgress = () => {}) {
             // The protocol's answer for a session that is gone: start a new one, send again.
             try {
               c.connection.client.close().catch(() => {});
-              c.connection = await connect(Sdk, url, c.k, false);
+              c.connection = await connect(url, c.k, false);
               noteSession(c.connection.transport);
               stats.renewed++;
               byEra.renewed++;
@@ -168,7 +216,12 @@ async function runLoad(Sdk, url, flags, corpus, onProgress = () => {}) {
             }
           }
           if (result === undefined) {
-            stats.lost.push({ client: c.k, index, era: c.era, reason: String(error?.message ?? error) });
+            stats.lost.push({
+              client: c.k,
+              index,
+              era: c.era,
+              reason: String((error as Error)?.message ?? error),
+            });
             byEra.lost++;
             continue;
           }
@@ -176,7 +229,7 @@ async function runLoad(Sdk, url, flags, corpus, onProgress = () => {}) {
         const ms = performance.now() - t0;
         stats.latencies.push(ms);
         byEra.latencies.push(ms);
-        const problem = plan.check(result);
+        const problem = result.problem;
         if (problem) stats.wrong.push({ client: c.k, index, label: plan.label, reason: problem });
         stats.done++;
         onProgress(stats.done);
@@ -188,37 +241,63 @@ async function runLoad(Sdk, url, flags, corpus, onProgress = () => {}) {
   return stats;
 }
 
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
+const percentileOf = (values: readonly number[], p: number) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    p,
+  );
 
-function row(label, flags, s, extra = '') {
-  const era = (name) => s.byEra[name] ?? { latencies: [], lost: 0, renewed: 0 };
+function row(label: string, flags: ScaleFlags, s: LoadStats, extra = ''): string {
+  const era = (name: string) => s.byEra[name] ?? { latencies: [], lost: 0, renewed: 0 };
   const modern = era('2026-07-28');
   const legacy = era('2025-11-25');
-  const f = (v) => v.toFixed(1);
-  return `| ${label} | ${flags.clients} | ${s.latencies.length} of ${flags.clients * flags.calls} | ${(s.latencies.length / s.seconds).toFixed(0)} | ${f(percentile(s.latencies, 50))} | ${f(percentile(s.latencies, 99))} | ${f(percentile(legacy.latencies, 50))} / ${f(percentile(modern.latencies, 50))} | ${s.wrong.length} | ${modern.lost} | ${legacy.lost} | ${legacy.renewed} |${extra}`;
+  const f = (v: number) => v.toFixed(1);
+  return `| ${label} | ${flags.clients} | ${s.latencies.length} of ${flags.clients * flags.calls} | ${(s.latencies.length / s.seconds).toFixed(0)} | ${f(percentileOf(s.latencies, 50))} | ${f(percentileOf(s.latencies, 99))} | ${f(percentileOf(legacy.latencies, 50))} / ${f(percentileOf(modern.latencies, 50))} | ${s.wrong.length} | ${modern.lost} | ${legacy.lost} | ${legacy.renewed} |${extra}`;
 }
 
-async function main() {
-  const flags = parseFlags(
-    process.argv.slice(2),
-    {
-      processes: '1,2,3',
-      clients: 6,
-      calls: 150,
-      seed: 1,
-      fault: 1,
-      workload: 'mix',
-      stateless: 0,
-      'huge-rate': 0.005,
-      'max-seconds': 900,
-      'call-timeout-ms': 20_000,
-    },
-    USAGE,
-  );
+const DEFAULTS = {
+  processes: '1,2,3',
+  clients: 6,
+  calls: 150,
+  seed: 1,
+  fault: 1,
+  workload: 'mix',
+  stateless: 0,
+  'huge-rate': 0.005,
+  'max-seconds': 900,
+  'call-timeout-ms': 20_000,
+};
+
+type ScaleFlags = typeof DEFAULTS;
+
+interface EraStats {
+  latencies: number[];
+  lost: number;
+  renewed: number;
+}
+
+interface Failure {
+  client: number;
+  index: number;
+  label?: string;
+  era?: string;
+  reason: string;
+}
+
+interface LoadStats {
+  latencies: number[];
+  byEra: Record<string, EraStats>;
+  lost: Failure[];
+  wrong: Failure[];
+  renewed: number;
+  /** The process a session id names (its prefix) → sessions started there. */
+  sessions: Map<string, number>;
+  done: number;
+  seconds: number;
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2), DEFAULTS, USAGE);
   if (!nginxPresent()) {
     process.stderr.write(
       'scale: nginx is not installed, and this test runs it in front of the server.\n' +
@@ -232,16 +311,15 @@ async function main() {
     .map(Number)
     .filter((n) => n >= 1 && n <= 8);
   const stateless = flags.stateless === 1;
-  const Sdk = await import('@modelcontextprotocol/client');
   const corpus = buildCorpus({ seed: flags.seed });
-  const rows = [];
+  const rows: string[] = [];
   let ok = true;
-  const failures = [];
+  const failures: Failure[] = [];
 
   for (const count of counts) {
     const stack = up(count, stateless);
     log(`${count} process(es) behind ${stack.url}`);
-    const s = await runLoad(Sdk, stack.url, flags, corpus);
+    const s = await runLoad(stack.url, flags, corpus);
     down(stack);
     rows.push(row(`${count}`, flags, s, ` ${sessionsLine(s)} |`));
     failures.push(...s.wrong, ...s.lost);
@@ -252,14 +330,16 @@ async function main() {
     const count = Math.max(3, ...counts.filter((n) => n >= 3));
     const stack = up(count, stateless);
     const [killed, restarted] = stack.servers;
+    if (!killed || !restarted)
+      throw new Error(`the fault run needs two processes, got ${stack.servers.length}`);
     const total = flags.clients * flags.calls;
-    const events = [];
-    let drainExit;
-    const faults = [];
+    const events: string[] = [];
+    let drainExit: number | undefined;
+    const faults: Array<Promise<void>> = [];
     log(
       `fault run: ${count} processes behind ${stack.url}; SIGKILL ${killed.port} at ${Math.round(total / 3)} calls, SIGTERM ${restarted.port} at ${Math.round((2 * total) / 3)}`,
     );
-    const s = await runLoad(Sdk, stack.url, flags, corpus, (done) => {
+    const s = await runLoad(stack.url, flags, corpus, (done) => {
       if (done === Math.round(total / 3)) {
         process.kill(killed.pid, 'SIGKILL');
         events.push(`SIGKILL ${killed.port} at call ${done}`);
@@ -297,7 +377,7 @@ async function main() {
 
   const report = [
     '',
-    `== oxml-mcp behind nginx: node scripts/scale.mjs ${process.argv.slice(2).join(' ')}`.trimEnd(),
+    `== oxml-mcp behind nginx: npx tsx scripts/scale.ts ${process.argv.slice(2).join(' ')}`.trimEnd(),
     `workload ${flags.workload}; ${flags.clients} clients (half 2025-11-25 ${stateless ? 'without sessions (--stateless)' : 'sessions'}, half 2026-07-28), ${flags.calls} calls each, one in flight per client`,
     '',
     '| processes | clients | answered | calls/s | p50 ms | p99 ms | p50 2025 / 2026 | wrong | lost 2026 | lost 2025 | sessions renewed (404) | sessions per process |',
@@ -311,14 +391,14 @@ async function main() {
   process.exit(ok ? 0 : 1);
 }
 
-const sessionsLine = (s) =>
+const sessionsLine = (s: LoadStats) =>
   [...s.sessions]
     .sort()
     .map(([owner, n]) => `${owner}: ${n}`)
     .join(', ');
 
 main().catch((error) => {
-  process.stderr.write(`[scale] failed: ${error?.stack ?? error}\n`);
+  process.stderr.write(`[scale] failed: ${(error as Error)?.stack ?? error}\n`);
   if (stackDir) spawnSync('bash', [SCALE_SH, 'down'], { env: { ...process.env, OXML_SCALE_DIR: stackDir } });
   process.exit(1);
 });

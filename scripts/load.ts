@@ -1,42 +1,40 @@
-#!/usr/bin/env node
 /**
  * Load: the built binary on Streamable HTTP (loopback, a free port), C concurrent clients × N mixed
  * calls each, every answer checked (issue 4: "8 concurrent clients × 500 mixed calls over
  * Streamable HTTP with zero lost or wrong answers, reporting p50/p99").
  *
- *   npm run build && node scripts/load.mjs [--clients 8] [--calls 500] [--seed 1]
+ *   npm run build && npx tsx scripts/load.ts [--clients 8] [--calls 500] [--seed 1]
  *
  * Even-numbered clients use the 2025-11-25 session mode (initialize, Mcp-Session-Id); odd ones are
  * pinned to 2026-07-28 (stateless, no handshake). Each client keeps one call in flight, so C calls
  * run at once. Reports total calls, lost and wrong answers, per-call latency p50/p90/p99/max and
  * throughput, then stops the server with SIGTERM, which must exit 0. Exit 0 only when no call was
  * lost or wrong and the server exited 0. Every loop is bounded in count and time (--max-seconds).
- * The call mix and its checks come from scripts/soak.mjs.
+ * The call mix and its checks come from scripts/soak/, the server spawner from test/support/.
  */
-import { spawn } from 'node:child_process';
-import {
-  buildCorpus,
-  callSeed,
-  callWithHandles,
-  DEFAULT_BIN,
-  HandleMix,
-  mb,
-  parseFlags,
-  planCall,
-  processMemory,
-  within,
-} from './soak.mjs';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { CLI } from '../test/support/built-cli.js';
+import { type RunningServer, startServer } from '../test/support/http-server.js';
+import { groupByLabel, percentile } from './lib/figures.js';
+import { parseFlags } from './lib/flags.js';
+import { mb, processMemory } from './lib/process-memory.js';
+import { within } from './lib/time.js';
+import type { ToolAnswer } from './soak/answer.js';
+import { planCall } from './soak/call-mix.js';
+import { buildCorpus } from './soak/documents.js';
+import { callWithHandles, HandleMix } from './soak/handle-mix.js';
+import { callSeed } from './soak/random.js';
 
-const USAGE = `usage: node scripts/load.mjs [--clients 8] [--calls 500] [--seed 1] [--huge-rate 0.005]
+const USAGE = `usage: npx tsx scripts/load.ts [--clients 8] [--calls 500] [--seed 1] [--huge-rate 0.005]
                               [--max-seconds 600] [--call-timeout-ms 60000] [--bin dist/cli.js]
 `;
 
 /** The server this run started, stopped on any failure so nothing is left listening. */
-let running;
+let running: RunningServer | undefined;
 
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } };
 
-async function main() {
+async function main(): Promise<void> {
   const flags = parseFlags(
     process.argv.slice(2),
     {
@@ -46,25 +44,25 @@ async function main() {
       'huge-rate': 0.005,
       'max-seconds': 600,
       'call-timeout-ms': 60_000,
-      bin: DEFAULT_BIN,
+      bin: CLI,
     },
     USAGE,
   );
   const clientCount = Math.max(1, Math.floor(flags.clients));
   const callsEach = Math.floor(flags.calls);
   const deadline = Date.now() + flags['max-seconds'] * 1000;
-  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
 
   const corpus = buildCorpus({ seed: flags.seed });
-  const server = await startServer(flags.bin);
+  const server = await listeningOnLoopback(flags.bin);
   running = server;
-  log(`server pid ${server.child.pid} at ${server.url}`);
+  const pid = server.child.pid ?? 0;
+  log(`server pid ${pid} at ${server.url}`);
 
-  const lost = [];
-  const wrong = [];
-  const latencies = [];
-  const perEra = {};
-  const sessions = [];
+  const lost: Failure[] = [];
+  const wrong: Failure[] = [];
+  const latencies: number[] = [];
+  const perEra: Record<string, { calls: number; latencies: number[] }> = {};
+  const sessions: Array<string | undefined> = [];
   let timedOut = false;
   const callPhase = { start: 0, end: 0 };
 
@@ -91,9 +89,9 @@ async function main() {
   );
 
   const byHandle = { calls: 0, notHeld: 0 };
-  async function runClient({ k, client, era, transport }) {
-    perEra[era] ??= { calls: 0, latencies: [] };
-    const stats = perEra[era];
+  async function runClient({ k, client, era, transport }: (typeof clients)[number]): Promise<void> {
+    const stats = perEra[era] ?? { calls: 0, latencies: [] };
+    perEra[era] = stats;
     // A 2025 session's client sends half its calls by handle; a stateless one can hold none.
     const handles = new HandleMix({ session: transport.sessionId !== undefined });
     for (let i = 0; i < callsEach; i++) {
@@ -104,13 +102,25 @@ async function main() {
       const index = k * callsEach + i;
       const plan = planCall(corpus, callSeed(flags.seed, index), { hugeRate: flags['huge-rate'] });
       const started = performance.now();
-      let answer;
+      let answer: Awaited<ReturnType<typeof callWithHandles>>;
       try {
-        answer = await callWithHandles(handles, plan, index, (args) =>
-          client.callTool({ name: plan.tool, arguments: args }, { timeout: flags['call-timeout-ms'] }),
+        answer = await callWithHandles(
+          handles,
+          plan,
+          index,
+          (args) =>
+            client.callTool(
+              { name: plan.tool, arguments: args },
+              { timeout: flags['call-timeout-ms'] },
+            ) as Promise<ToolAnswer>,
         );
       } catch (error) {
-        lost.push({ client: k, index, label: plan.label, reason: String(error?.message ?? error) });
+        lost.push({
+          client: k,
+          index,
+          label: plan.label,
+          reason: String((error as Error)?.message ?? error),
+        });
         continue;
       } finally {
         const ms = performance.now() - started;
@@ -128,18 +138,18 @@ async function main() {
   let peakRss = 0;
   const sampler = setInterval(() => {
     try {
-      peakRss = Math.max(peakRss, processMemory(server.child.pid).rssKb);
+      peakRss = Math.max(peakRss, processMemory(pid).rssKb);
     } catch {}
   }, 250);
   await Promise.all(clients.map(runClient));
   callPhase.end = performance.now();
   clearInterval(sampler);
-  const memory = processMemory(server.child.pid);
+  const memory = processMemory(pid);
 
   await Promise.all(
     clients.map(({ client }) => within(client.close(), 10_000, 'client close').catch(() => {})),
   );
-  const exit = await server.stop(10_000);
+  const exit = await stopWithin(server, 10_000);
   running = undefined;
 
   const seconds = (callPhase.end - callPhase.start) / 1000;
@@ -156,7 +166,7 @@ async function main() {
   const report = [
     '',
     '== oxml-mcp load (Streamable HTTP) ==',
-    `command:        node scripts/load.mjs ${process.argv.slice(2).join(' ')}`.trimEnd(),
+    `command:        npx tsx scripts/load.ts ${process.argv.slice(2).join(' ')}`.trimEnd(),
     `server:         ${flags.bin} --transport streamable-http --port 0 → ${server.url}`,
     `clients:        ${clientCount} concurrent (${clients.filter((c) => c.era === '2025-11-25').length} × 2025-11-25 session, ${clients.filter((c) => c.era === '2026-07-28').length} × 2026-07-28 pinned), ${callsEach} calls each`,
     `total calls:    ${total} of ${expectedTotal}`,
@@ -170,14 +180,14 @@ async function main() {
     `SIGTERM:        exit code ${exit.code}${exit.signal ? ` signal ${exit.signal}` : ''} in ${exit.ms} ms${server.stdout() === '' ? '' : '; SERVER WROTE TO STDOUT'}`,
   ];
   if (timedOut) report.push(`STOPPED: --max-seconds ${flags['max-seconds']} reached`);
-  for (const [label, list] of group(wrong)) {
+  for (const [label, list] of groupByLabel(wrong)) {
     report.push(
-      `WRONG ${label} × ${list.length}; first: client ${list[0].client} call #${list[0].index}: ${list[0].reason}`,
+      `WRONG ${label} × ${list.length}; first: client ${list[0]?.client} call #${list[0]?.index}: ${list[0]?.reason}`,
     );
   }
-  for (const [label, list] of group(lost)) {
+  for (const [label, list] of groupByLabel(lost)) {
     report.push(
-      `LOST ${label} × ${list.length}; first: client ${list[0].client} call #${list[0].index}: ${list[0].reason}`,
+      `LOST ${label} × ${list.length}; first: client ${list[0]?.client} call #${list[0]?.index}: ${list[0]?.reason}`,
     );
   }
   report.push(`verdict:        ${ok ? 'PASS' : 'FAIL'}`);
@@ -186,80 +196,52 @@ async function main() {
   process.exit(ok ? 0 : 1);
 }
 
-/** Starts the binary on a free loopback port; resolves once it announces its URL on stderr. */
-async function startServer(bin) {
-  const child = spawn(process.execPath, [bin, '--transport', 'streamable-http', '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  let stdout = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    stdout += chunk;
-  });
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const url = await within(
-    new Promise((resolve, reject) => {
-      child.stderr.setEncoding('utf8').on('data', (chunk) => {
-        stderr = (stderr + chunk).slice(-65_536);
-        const match = /listening on (http:\/\/\S+)/.exec(stderr);
-        if (match) resolve(match[1]);
-      });
-      exited.then(({ code }) => reject(new Error(`server exited (${code}) before listening: ${stderr}`)));
-    }),
-    15_000,
-    'server start',
-  ).catch((error) => {
-    child.kill('SIGKILL');
-    throw error;
-  });
-  if (!/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d+\/mcp$/.test(url)) {
-    child.kill('SIGKILL');
-    throw new Error(`server did not bind loopback: ${url}`);
+interface Failure {
+  client: number;
+  index: number;
+  label: string;
+  reason: string;
+}
+
+/** The binary on a free port within 15 s, refused (and killed) unless it bound loopback. */
+async function listeningOnLoopback(bin: string): Promise<RunningServer> {
+  const server = await startServer('streamable-http', [], { bin, startMs: 15_000 });
+  if (!/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d+\/mcp$/.test(server.url)) {
+    server.child.kill('SIGKILL');
+    throw new Error(`server did not bind loopback: ${server.url}`);
   }
-  return {
-    url,
-    child,
-    stderr: () => stderr,
-    stdout: () => stdout,
-    /** SIGTERM, then the exit code; SIGKILL (and code null) if it has not exited within `ms`. */
-    async stop(ms) {
-      const started = performance.now();
-      child.kill('SIGTERM');
-      try {
-        const result = await within(exited, ms, 'server exit after SIGTERM');
-        return { ...result, ms: Math.round(performance.now() - started) };
-      } catch {
-        child.kill('SIGKILL');
-        await exited;
-        return { code: null, signal: 'SIGKILL (no exit after SIGTERM)', ms: ms };
-      }
-    },
-  };
+  return server;
 }
 
-function percentile(sorted, p) {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+/** SIGTERM, then the exit code; SIGKILL (and code null) if it has not exited within `ms`. */
+async function stopWithin(
+  server: RunningServer,
+  ms: number,
+): Promise<{ code: number | null; signal: string | null; ms: number }> {
+  const started = performance.now();
+  server.child.kill('SIGTERM');
+  try {
+    const result = await within(server.exited, ms, 'server exit after SIGTERM');
+    return { ...result, ms: Math.round(performance.now() - started) };
+  } catch {
+    server.child.kill('SIGKILL');
+    await server.exited;
+    return { code: null, signal: 'SIGKILL (no exit after SIGTERM)', ms };
+  }
 }
 
-function latencyLine(values) {
+function latencyLine(values: readonly number[]): string {
   const sorted = [...values].sort((a, b) => a - b);
-  const f = (v) => v.toFixed(1);
+  const f = (v: number) => v.toFixed(1);
   return `p50 ${f(percentile(sorted, 50))}  p90 ${f(percentile(sorted, 90))}  p99 ${f(percentile(sorted, 99))}  max ${f(sorted.at(-1) ?? Number.NaN)}  (n=${sorted.length})`;
 }
 
-function group(list) {
-  const map = new Map();
-  for (const item of list) map.set(item.label, [...(map.get(item.label) ?? []), item]);
-  return map;
-}
-
-const log = (line) => process.stderr.write(`[load] ${line}\n`);
+const log = (line: string) => process.stderr.write(`[load] ${line}\n`);
 
 main().catch(async (error) => {
-  process.stderr.write(`[load] failed: ${error?.stack ?? error}\n`);
+  process.stderr.write(`[load] failed: ${(error as Error)?.stack ?? error}\n`);
   if (running) {
-    const exit = await running.stop(10_000);
+    const exit = await stopWithin(running, 10_000);
     process.stderr.write(
       `[load] server stopped: exit code ${exit.code}${exit.signal ? `, ${exit.signal}` : ''}\n`,
     );

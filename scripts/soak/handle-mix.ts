@@ -1,0 +1,208 @@
+import {
+  HELD_DOCUMENT_OVERHEAD_BYTES,
+  MAX_DOCUMENT_BYTES,
+  MAX_HELD_SESSION_BYTES,
+} from '../../src/limits.js';
+import { notHeld } from '../../src/tools/document-handles.js';
+import { type Plan, type ToolAnswer, textOf } from './answer.js';
+import { checkAnswer } from './call-mix.js';
+
+const HANDLE_PAIRS = [
+  ['xml', 'document'],
+  ['xsd', 'schema'],
+] as const;
+const HANDLE_IN_LINE = /\b(document|schema): (d_[A-Za-z0-9_-]{22})\b/g;
+
+/** The refusal of a handle the session no longer holds: the call is then sent again as text. */
+const NOT_HELD = notHeld({ text: 'xml', handle: 'document', what: 'document' });
+
+type Args = Record<string, unknown>;
+
+/**
+ * A client that uses document handles the way a model should (issue 13): it remembers the handle
+ * each answer gives for a text it sent, and sends every other call (`byHandle(index)`) whose
+ * texts it has handles for by their handles instead. Every answer's handles are checked
+ * (the last content block and `structuredContent` agree; a call by handle answers the same
+ * handle; in a session a successful call that sent a text gets its handle; with no session, no
+ * handle at all), then taken out, so the call's own check sees the answer it always saw.
+ */
+export class HandleMix {
+  #handles = new Map<string, string>();
+  #session: boolean;
+  /** The texts the session holds, as far as this client can know: text → UTF-8 bytes, least recently used first. */
+  #held = new Map<string, number>();
+  #heldBytes = 0;
+  #sessionBytes: number;
+  /** Each call's arguments → the texts it held first (let go again if the call is refused). */
+  #fresh = new WeakMap<Args, string[]>();
+  /** Calls sent by handle, and those refused as not held (then sent again as text). */
+  stats = { byHandle: 0, notHeld: 0 };
+
+  /** `sessionBytes`: the session's bound on held text, when the server was given another. */
+  constructor({ session = true, sessionBytes = MAX_HELD_SESSION_BYTES } = {}) {
+    this.#session = session;
+    this.#sessionBytes = sessionBytes;
+  }
+
+  /**
+   * Bytes of text the session holds by design, as this client can know them without asking the
+   * server: the store's rules (src/tools/document-handles.ts) applied to what it sent, with the
+   * store's bounds (src/limits.ts). A text is held when a call sends it and used when a call
+   * names it by handle, in the order the calls are sent; the least recently used go first past
+   * the session's bound; a call refused for its text (no handle in the answer) lets go the texts
+   * it held first; a handle refused as no longer held is gone. test/soak-held-mirror.test.ts
+   * checks this against the store after every call. It is what the design holds, never what the
+   * server reports of itself, so a store that keeps more than that still shows as growth.
+   */
+  get heldBytes(): number {
+    return this.#heldBytes;
+  }
+
+  /** Texts in `heldBytes`. */
+  get heldTexts(): number {
+    return this.#held.size;
+  }
+
+  /** Holds `text` as the most recently used; true when it was not held before. */
+  #hold(text: string): boolean {
+    if (this.#touch(text)) return false;
+    const bytes = Buffer.byteLength(text, 'utf8');
+    const charge = bytes + HELD_DOCUMENT_OVERHEAD_BYTES;
+    if (bytes > MAX_DOCUMENT_BYTES || charge > this.#sessionBytes) return false;
+    // What the server counts against the bound: each text and its overhead.
+    for (const oldest of this.#held.keys()) {
+      if (this.#heldBytes + this.#held.size * HELD_DOCUMENT_OVERHEAD_BYTES + charge <= this.#sessionBytes)
+        break;
+      this.#drop(oldest);
+    }
+    this.#held.set(text, bytes);
+    this.#heldBytes += bytes;
+    return true;
+  }
+
+  #touch(text: string): boolean {
+    const bytes = this.#held.get(text);
+    if (bytes === undefined) return false;
+    this.#held.delete(text);
+    this.#held.set(text, bytes);
+    return true;
+  }
+
+  #drop(text: string): void {
+    const bytes = this.#held.get(text);
+    if (bytes === undefined) return;
+    this.#held.delete(text);
+    this.#heldBytes -= bytes;
+  }
+
+  /** The arguments to send for `plan`: by handle on odd indexes, where the handles are known. */
+  arguments(plan: Plan, index: number): Args {
+    const sent = this.#choose(plan, index);
+    if (this.#session) {
+      const fresh: string[] = [];
+      for (const [text, handle] of HANDLE_PAIRS) {
+        const value = plan.args[text];
+        if (typeof value !== 'string') continue;
+        if (sent[handle] !== undefined) this.#touch(value);
+        else if (this.#hold(value)) fresh.push(value);
+      }
+      this.#fresh.set(sent, fresh);
+    }
+    return sent;
+  }
+
+  #choose(plan: Plan, index: number): Args {
+    if (index % 2 === 0 || !this.#session) return plan.args;
+    const args = { ...plan.args };
+    let replaced = false;
+    for (const [text, handle] of HANDLE_PAIRS) {
+      const value = args[text];
+      const known = typeof value === 'string' ? this.#handles.get(value) : undefined;
+      if (!known) continue;
+      delete args[text];
+      args[handle] = known;
+      replaced = true;
+    }
+    if (replaced) this.stats.byHandle++;
+    return replaced ? args : plan.args;
+  }
+
+  /** `{ result, problem }`: the answer without its handles, or what is wrong with them. */
+  settle(plan: Plan, sent: Args, result: ToolAnswer): { result?: ToolAnswer; problem?: string } {
+    const content: unknown[] = Array.isArray(result.content) ? result.content : [];
+    const lastBlock = content.length > 1 ? (content.at(-1) as { text?: unknown } | undefined) : undefined;
+    const last = typeof lastBlock?.text === 'string' ? lastBlock.text : undefined;
+    const inLine: Record<string, string> = {};
+    if (last?.startsWith('document: ')) {
+      for (const [, name, handle] of last.matchAll(HANDLE_IN_LINE)) {
+        if (name !== undefined && handle !== undefined) inLine[name] = handle;
+      }
+    }
+    const given = Object.keys(inLine).length > 0;
+    // An answer without handles in a session: the call was refused, and what it held first is let go.
+    if (this.#session && !given) for (const text of this.#fresh.get(sent) ?? []) this.#drop(text);
+    if (!this.#session && given) return { problem: `a handle without a session: ${last}` };
+    const sc = result.structuredContent;
+    for (const [text, handle] of HANDLE_PAIRS) {
+      if (sc && (sc[handle] !== undefined || (given && plan.tool !== 'xml_format' && inLine[handle]))) {
+        if (sc[handle] !== inLine[handle]) {
+          return {
+            problem: `structuredContent.${handle} ${sc[handle]} != the last line's ${inLine[handle]}`,
+          };
+        }
+      }
+      if (sent[handle] !== undefined && !result.isError && inLine[handle] !== sent[handle]) {
+        return { problem: `sent ${handle} ${sent[handle]}, the answer names ${inLine[handle]}` };
+      }
+      const sentText = sent[text];
+      if (typeof sentText === 'string') {
+        const given = inLine[handle];
+        if (given) this.#handles.set(sentText, given);
+        else if (this.#session && !result.isError) return { problem: `no handle for the ${text} sent` };
+      }
+    }
+    if (!given) return { result };
+    const stripped: ToolAnswer = { ...result, content: content.slice(0, -1) };
+    if (sc) {
+      const { document: _document, schema: _schema, ...rest } = sc;
+      stripped.structuredContent = rest;
+    }
+    return { result: stripped };
+  }
+
+  /** The call by handle was refused as not held: forget the handles it used (it is sent again as text). */
+  refused(sent: Args): void {
+    this.stats.notHeld++;
+    // The server stopped at the handle it does not hold: a text beside it was not held either.
+    for (const text of this.#fresh.get(sent) ?? []) this.#drop(text);
+    for (const [, handle] of HANDLE_PAIRS) {
+      if (sent[handle] === undefined) continue;
+      for (const [key, value] of this.#handles) {
+        if (value !== sent[handle]) continue;
+        this.#handles.delete(key);
+        this.#drop(key);
+      }
+    }
+  }
+}
+
+/**
+ * One call through `send(args)` with handles in the mix: by handle where `mix` says so, sent
+ * again as text when the handle is no longer held. Resolves `{ result, problem }`.
+ */
+export async function callWithHandles(
+  mix: HandleMix,
+  plan: Plan,
+  index: number,
+  send: (args: Args) => Promise<ToolAnswer>,
+): Promise<{ result?: ToolAnswer; problem?: string | undefined }> {
+  const sent = mix.arguments(plan, index);
+  const answer = await send(sent);
+  if (sent !== plan.args && answer.isError && textOf(answer) === NOT_HELD) {
+    mix.refused(sent);
+    return callWithHandles(mix, plan, 0, send);
+  }
+  const settled = mix.settle(plan, sent, answer);
+  if (settled.problem || !settled.result) return settled;
+  return { result: settled.result, problem: checkAnswer(plan, settled.result) };
+}
