@@ -33,6 +33,8 @@ const PER_BLOCK = 3;
 interface NativeRun {
   libxml2: string;
   bytes: number;
+  /** The query parse alone: what of inspect's time is the parse. */
+  parse: { medianMs: number };
   inspect: { medianMs: number };
   format: { medianMs: number };
   totals: { elements: number; attributes: number; paths: number; names: number; maxDepth: number };
@@ -44,6 +46,8 @@ export interface NativeRow {
   operation: 'inspect' | 'format indent 2';
   blocks: number;
   c: number[];
+  /** The C parse alone, per block (inspect only). */
+  cParse: number[];
   inProcess: number[];
   stdio: number[];
   /** Whether our answer's totals (inspect) or length (format) are the C program's. */
@@ -135,6 +139,7 @@ export async function versusNative(
       operation,
       blocks: 0,
       c: [],
+      cParse: [],
       inProcess: [],
       stdio: [],
       agrees,
@@ -186,6 +191,7 @@ export async function versusNative(
       ] as const) {
         entry.blocks++;
         entry.c.push(c[side].medianMs);
+        if (side === 'inspect') entry.cParse.push(c.parse.medianMs);
         entry.inProcess.push(median(local[side]));
         entry.stdio.push(median(remote[side]));
       }
@@ -208,6 +214,7 @@ export function nativeTable(rows: NativeRow[]): string {
       'size',
       'operation',
       'blocks',
+      'C: parse alone',
       'C: parse + work',
       'ours in process',
       'ours stdio (first call)',
@@ -219,6 +226,7 @@ export function nativeTable(rows: NativeRow[]): string {
       row.size,
       row.operation,
       String(row.blocks),
+      row.cParse.length === 0 ? '–' : ms(median(row.cParse)),
       ms(median(row.c)),
       ms(median(row.inProcess)),
       ms(median(row.stdio)),
