@@ -186,7 +186,7 @@ export function nextSibling(node: NodeRef): NodeRef {
 export function holdsText(node: NodeRef, fields: NodeFields = nodeFields()): boolean {
   const content = fields.content(node);
   if (content === 0) return false;
-  const bytes = heapBytes();
+  const bytes = fields.bytes ?? heapBytes();
   if (!bytes) return /[^ \t\r\n]/.test(xmlNodeGetContent(node) ?? '');
   for (let at = content; at < bytes.length; at++) {
     const byte = bytes[at] as number;
