@@ -6,6 +6,7 @@
  *                                                  --workload: only the model workload (handles)
  *   --lxml-only: only the comparison with the lxml server (after the same warm-up)
  *   --half: half the iterations of every measurement (for a machine too busy for the full run)
+ *   --native-only: only inspect and format against libxml2 in C (bench/native-c.ts)
  *
  * Pairing: each iteration makes one call through the server and then the same engine call in
  * this process on the same input (A B A B …), so both sides see the same machine state and the
@@ -45,6 +46,8 @@ const { format } = await import('../src/engine/format.js');
 const { parseDocument } = await import('../src/engine/parse.js');
 const { DocumentCache } = await import('../src/engine/runtime/document-cache.js');
 const { outlineCases, outlineTable } = await import('./inspect-outline.js');
+const { formatToBytes } = await import('../src/engine/format.js');
+const { nativeSection, versusNative } = await import('./native-c.js');
 const { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } = await import(
   '../src/transports/lift-documents.js'
 );
@@ -53,6 +56,7 @@ const QUICK = process.argv.includes('--quick');
 const WORKLOAD_ONLY = process.argv.includes('--workload');
 const LXML_ONLY = process.argv.includes('--lxml-only');
 const HALF = process.argv.includes('--half');
+const NATIVE_ONLY = process.argv.includes('--native-only');
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const LXML_SERVER = fileURLToPath(new URL('./lxml_server.py', import.meta.url));
@@ -1168,6 +1172,7 @@ async function main(): Promise<void> {
   let cold: ColdStart;
   let workload: WorkloadRow[];
   let outline: ReturnType<typeof outlineCases> = [];
+  let native: Awaited<ReturnType<typeof versusNative>> | undefined;
   try {
     const init = await initializeStdio(server, PROTOCOL);
     if (!('result' in init.reply))
@@ -1175,6 +1180,17 @@ async function main(): Promise<void> {
     const startMs = performance.now() - spawned;
     cold = { startMs, samples: await warmUp((prepared) => server.call(prepared), tiny) };
     log(`stdio server warmed up: first call ${ms(cold.samples[0] ?? Number.NaN)} ms`);
+    const againstC = () =>
+      versusNative(server, [twoMb, large], {
+        engine: { inspect, formatToBytes },
+        collectGarbage,
+        log,
+        blocks: (size) => Math.ceil(plan(size).iterations / 2),
+      });
+    if (NATIVE_ONLY) {
+      process.stdout.write(`${nativeSection(await againstC()).join('\n')}\n`);
+      return;
+    }
     workload = await modelWorkload(server, [medium, twoMb], { collectGarbage, log, plan });
     if (WORKLOAD_ONLY) {
       process.stdout.write(`${workloadSection(workload).join('\n')}\n`);
@@ -1185,6 +1201,7 @@ async function main(): Promise<void> {
       repeated = await repeatedQuery(server, large);
     }
     lxml = await versusLxml(server, docs);
+    native = await againstC();
     if (!LXML_ONLY) {
       http = await httpVersusInProcess(docs);
       parts = await breakdown(server, [
@@ -1306,6 +1323,10 @@ async function main(): Promise<void> {
     out.push(`Skipped: ${lxml.skipped}.`);
   }
   out.push('');
+  if (native) {
+    out.push(...nativeSection(native));
+    out.push('');
+  }
   const checked = LXML_ONLY ? [] : targets(stdio, repeated, lxml);
   if (!LXML_ONLY) {
     out.push('## Where the time goes (components timed round-robin in one loop with the real call)');
@@ -1353,6 +1374,7 @@ async function main(): Promise<void> {
         repeated,
         workload,
         lxml,
+        native,
         breakdown: parts,
         targets: checked,
       },

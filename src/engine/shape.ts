@@ -1,14 +1,12 @@
 import type { XmlDocument } from 'libxml2-wasm';
 import {
   documentPointer,
-  firstAttribute,
   holdsText,
   localName,
+  type NodeFields,
   NodeType,
-  namePointer,
   namespaceAt,
-  namespacePointer,
-  nextSibling,
+  nodeFields,
   walk,
 } from './libxml2/tree.js';
 
@@ -70,9 +68,10 @@ interface Declaration {
  * Walks the document once, in document order and without recursion, and gathers every
  * element path with its count, attributes, children and text, and every namespace the elements
  * and attributes use. Time is linear in the nodes and attributes: names are read from libxml2
- * once per distinct (prefix, name pointer), not once per node.
+ * once per distinct (prefix, name pointer), not once per node, and the nodes' fields through
+ * `fields` (a view of libxml2's memory unless a test asks for the wrapper's accessors).
  */
-export function documentShape(doc: XmlDocument): DocumentShape {
+export function documentShape(doc: XmlDocument, fields: NodeFields = nodeFields()): DocumentShape {
   const names: string[] = [];
   /**
    * libxml2 name pointer → index into `names`, one map per prefix (0: none). A parsed document
@@ -111,7 +110,7 @@ export function documentShape(doc: XmlDocument): DocumentShape {
   const nameOf = (node: number, ns: Declaration | undefined): number => {
     const prefixKey = ns === undefined ? 0 : ns.prefixKey;
     const known = byPointer[prefixKey] as Map<number, number>;
-    const pointer = namePointer(node);
+    const pointer = fields.name(node);
     let index = known.get(pointer);
     if (index === undefined) {
       const local = localName(node);
@@ -138,55 +137,59 @@ export function documentShape(doc: XmlDocument): DocumentShape {
   let maxDepth = 0;
   let totalElements = 0;
   let totalAttributes = 0;
-  walk(documentPointer(doc), (node, type, depth) => {
-    if (type === NodeType.XML_DTD_NODE) return;
-    // Comments and PIs beside the root element (depth 1) sit outside it: they add no depth.
-    if (depth > 1 || type === NodeType.XML_ELEMENT_NODE) maxDepth = Math.max(maxDepth, depth);
-    const parent = open[depth - 1] as PathShape;
-    if (type === NodeType.XML_TEXT_NODE || type === NodeType.XML_CDATA_SECTION_NODE) {
-      if (!parent.text && depth > 1 && holdsText(node)) parent.text = true;
-      return;
-    }
-    if (type !== NodeType.XML_ELEMENT_NODE) return;
-    totalElements++;
-    const nsPointer = namespacePointer(node);
-    const ns = nsPointer === 0 ? undefined : declaration(nsPointer);
-    const name = nameOf(node, ns);
-    if (ns) {
-      ns.use.elements++;
-      if (ns.prefix === null && !defaultNamespaceOf.has(name)) defaultNamespaceOf.set(name, ns.use);
-    }
-    // Siblings often share a name (records): the last child path looked up is tried first.
-    let path = parent.last?.name === name ? parent.last : undefined;
-    parent.children ??= new Map();
-    path ??= parent.children.get(name);
-    if (!path) {
-      path = {
-        name,
-        parent,
-        depth,
-        count: 0,
-        text: false,
-        attributes: undefined,
-        children: undefined,
-        last: undefined,
-      };
-      parent.children.set(name, path);
-      paths++;
-    }
-    parent.last = path;
-    path.count++;
-    open[depth] = path;
-    for (let attr = firstAttribute(node); attr !== 0; attr = nextSibling(attr)) {
-      totalAttributes++;
-      const attrNs = namespacePointer(attr);
-      const attrDeclaration = attrNs === 0 ? undefined : declaration(attrNs);
-      if (attrDeclaration) attrDeclaration.use.attributes++;
-      const attrName = nameOf(attr, attrDeclaration);
-      path.attributes ??= new Map();
-      path.attributes.set(attrName, (path.attributes.get(attrName) ?? 0) + 1);
-    }
-  });
+  walk(
+    documentPointer(doc),
+    (node, type, depth) => {
+      if (type === NodeType.XML_DTD_NODE) return;
+      // Comments and PIs beside the root element (depth 1) sit outside it: they add no depth.
+      if (depth > 1 || type === NodeType.XML_ELEMENT_NODE) maxDepth = Math.max(maxDepth, depth);
+      const parent = open[depth - 1] as PathShape;
+      if (type === NodeType.XML_TEXT_NODE || type === NodeType.XML_CDATA_SECTION_NODE) {
+        if (!parent.text && depth > 1 && holdsText(node, fields)) parent.text = true;
+        return;
+      }
+      if (type !== NodeType.XML_ELEMENT_NODE) return;
+      totalElements++;
+      const nsPointer = fields.ns(node);
+      const ns = nsPointer === 0 ? undefined : declaration(nsPointer);
+      const name = nameOf(node, ns);
+      if (ns) {
+        ns.use.elements++;
+        if (ns.prefix === null && !defaultNamespaceOf.has(name)) defaultNamespaceOf.set(name, ns.use);
+      }
+      // Siblings often share a name (records): the last child path looked up is tried first.
+      let path = parent.last?.name === name ? parent.last : undefined;
+      parent.children ??= new Map();
+      path ??= parent.children.get(name);
+      if (!path) {
+        path = {
+          name,
+          parent,
+          depth,
+          count: 0,
+          text: false,
+          attributes: undefined,
+          children: undefined,
+          last: undefined,
+        };
+        parent.children.set(name, path);
+        paths++;
+      }
+      parent.last = path;
+      path.count++;
+      open[depth] = path;
+      for (let attr = fields.properties(node); attr !== 0; attr = fields.next(attr)) {
+        totalAttributes++;
+        const attrNs = fields.ns(attr);
+        const attrDeclaration = attrNs === 0 ? undefined : declaration(attrNs);
+        if (attrDeclaration) attrDeclaration.use.attributes++;
+        const attrName = nameOf(attr, attrDeclaration);
+        path.attributes ??= new Map();
+        path.attributes.set(attrName, (path.attributes.get(attrName) ?? 0) + 1);
+      }
+    },
+    fields,
+  );
   const root = top.children?.values().next().value;
   return {
     names,

@@ -11,6 +11,9 @@ import {
   xmlUnlinkNode,
 } from 'libxml2-wasm/lib/libxml2.mjs';
 import { heapBytes } from './memory.js';
+import { accessorFields, type NodeFields, nodeFields } from './node-fields.js';
+
+export { accessorFields, type NodeFields, nodeFields } from './node-fields.js';
 
 /**
  * Raw libxml2 pointers, opaque outside this folder: the engine passes them back to the functions
@@ -46,16 +49,22 @@ export function stringValue(node: NodeRef): string {
  * WebAssembly side already limits depth; the JavaScript side should not add a stack of its own)
  * and without allocating: it follows the raw `children`, `next` and `parent` pointers (the
  * public API stops at processing instructions). Only elements are entered. `depth` is 1 for the
- * children of the document node (the root element among them).
+ * children of the document node (the root element among them). `visit` must not allocate in
+ * libxml2's heap (parse, evaluate, copy content out with xmlNodeGetContent): `fields` may be a
+ * view of it.
  */
-export function walk(docPtr: DocumentRef, visit: (node: NodeRef, type: number, depth: number) => void): void {
-  let node = XmlTreeCommonStruct.children(docPtr);
+export function walk(
+  docPtr: DocumentRef,
+  visit: (node: NodeRef, type: number, depth: number) => void,
+  fields: NodeFields = nodeFields(),
+): void {
+  let node = fields.children(docPtr);
   let depth = 1;
   while (node !== 0) {
-    const type = XmlTreeCommonStruct.type(node);
+    const type = fields.type(node);
     visit(node, type, depth);
     if (type === XmlNodeType.XML_ELEMENT_NODE) {
-      const first = XmlTreeCommonStruct.children(node);
+      const first = fields.children(node);
       if (first !== 0) {
         node = first;
         depth++;
@@ -64,12 +73,12 @@ export function walk(docPtr: DocumentRef, visit: (node: NodeRef, type: number, d
     }
     // No child to enter: the next sibling, or the next sibling of the nearest ancestor that has one.
     while (depth > 0) {
-      const next = XmlTreeCommonStruct.next(node);
+      const next = fields.next(node);
       if (next !== 0) {
         node = next;
         break;
       }
-      node = XmlTreeCommonStruct.parent(node);
+      node = fields.parent(node);
       depth--;
     }
     if (depth === 0) break;
@@ -121,21 +130,11 @@ export function localName(node: NodeRef): string {
 }
 
 /**
- * The word at a libxml2 address. libxml2-wasm's struct accessors each read one field at a fixed
- * offset; `XmlNsStruct.next` is the one at offset 0, so it reads whatever pointer sits there.
- */
-const pointerAt: (address: number) => number = XmlNsStruct.next;
-
-/** Offsets of `name` (xmlNode, xmlAttr) and `content` (xmlNode) in libxml2 2.15 on wasm32. */
-const NAME_OFFSET = 8;
-const CONTENT_OFFSET = 40;
-
-/**
  * The pointer to an element's or attribute's local name. A parsed document interns its names in
  * its dictionary, so equal names share one pointer: a cache keyed by it reads each name once.
  */
 export function namePointer(node: NodeRef): number {
-  return pointerAt(node + NAME_OFFSET);
+  return accessorFields.name(node);
 }
 
 /** The pointer to an element's or attribute's namespace (an xmlNs), 0 for none. */
@@ -184,10 +183,10 @@ export function nextSibling(node: NodeRef): NodeRef {
  * Whether a text or CDATA node holds a character other than XML white space (space, tab, CR,
  * LF). The bytes are scanned in place up to the first such character: nothing is copied out.
  */
-export function holdsText(node: NodeRef): boolean {
-  const content = pointerAt(node + CONTENT_OFFSET);
+export function holdsText(node: NodeRef, fields: NodeFields = nodeFields()): boolean {
+  const content = fields.content(node);
   if (content === 0) return false;
-  const bytes = heapBytes();
+  const bytes = fields.bytes ?? heapBytes();
   if (!bytes) return /[^ \t\r\n]/.test(xmlNodeGetContent(node) ?? '');
   for (let at = content; at < bytes.length; at++) {
     const byte = bytes[at] as number;
