@@ -47,6 +47,25 @@ describe('an empty answer that explains itself', () => {
   });
 });
 
+describe('an empty answer to a value the document pads with whitespace', () => {
+  const pom =
+    '<project><dependency><artifactId>junit</artifactId><scope> test </scope></dependency></project>';
+
+  it('keeps the answer, says why `=` missed, and the expression it gives answers', async () => {
+    const result = await call('xml_query', { xml: pom, xpath: "//dependency[scope='test']/artifactId" });
+    expect(result.isError).toBeFalsy();
+    expect(answer(result)).toEqual({ type: 'node-set', count: 0, values: [] });
+    expect(text(result)).toBe(
+      "No nodes matched `//dependency[scope='test']/artifactId`.\nThe document has 1 `scope` value that is 'test' only with extra whitespace around or inside it, and `=` compares strings exactly, whitespace included. So write `//dependency[normalize-space(scope)='test']/artifactId`.",
+    );
+    const advised = await call('xml_query', {
+      xml: pom,
+      xpath: "//dependency[normalize-space(scope)='test']/artifactId",
+    });
+    expect(text(advised)).toBe('junit');
+  });
+});
+
 describe('XPath 2.0 functions', () => {
   it('are an isError that says how to write them in XPath 1.0', async () => {
     const result = await call('xml_query', { xml: '<r><p>3</p><p>7</p></r>', xpath: 'max(//p)' });

@@ -3,6 +3,7 @@ import { EngineError } from './errors.js';
 import { type DocumentNames, documentNames, type NameUse } from './libxml2/names.js';
 import { documentPointer } from './libxml2/tree.js';
 import { XML_NAMESPACE } from './marks.js';
+import { MAX_PADDED_VALUE_PROBES, type ProbeAllowance, paddedValueHint } from './padded-value-hint.js';
 import type { QueryResult } from './query.js';
 import { type Namespaces, unboundPrefix } from './xpath-guard.js';
 import { tokenize, type XPathToken } from './xpath-tokens.js';
@@ -23,7 +24,8 @@ const MAX_HINT_CHARS = 8_000;
  * Runs a query and explains what a model cannot see from its answer (docs/behaviour.md §2): an
  * empty answer whose names the document has in a namespace (the default namespace of an Atom
  * feed or a POM), a bound URI that differs from the document's only in case or a trailing
- * slash, and an unbound prefix the document declares. The answer itself stays XPath 1.0's; the
+ * slash, an unbound prefix the document declares, and a value compared with `=` that the
+ * document has only with whitespace around it (padded-value-hint.ts). The answer itself stays XPath 1.0's; the
  * document is walked only when the answer is empty or the prefix unbound, so a non-empty answer
  * costs nothing more.
  */
@@ -33,6 +35,7 @@ export function explainedQuery(
   namespaces: Namespaces,
   run: () => QueryResult,
   names: NamesReader = namesOf(doc),
+  probes: ProbeAllowance = { probes: MAX_PADDED_VALUE_PROBES },
 ): ExplainedResult {
   let result: QueryResult;
   try {
@@ -42,8 +45,14 @@ export function explainedQuery(
       ? withDeclaredBinding(expression, namespaces, error, names)
       : error;
   }
-  if (!isEmpty(result)) return result;
-  const hint = emptyResultHint(doc, expression, namespaces, names);
+  if (!isEmpty(result)) {
+    const left = paddedValueHint(doc, expression, namespaces, probes, true);
+    return left === undefined ? result : { ...result, hint: left };
+  }
+  // A name in another namespace explains the answer before any value could.
+  const hint =
+    emptyResultHint(doc, expression, namespaces, names) ??
+    paddedValueHint(doc, expression, namespaces, probes);
   return hint === undefined ? result : { ...result, hint };
 }
 

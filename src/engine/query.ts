@@ -19,6 +19,7 @@ import {
 import { CUT_MARK } from './marks.js';
 import { batchNames, type ExplainedResult, explainedQuery } from './namespace-hints.js';
 import { PathWriter } from './node-path.js';
+import { MAX_PADDED_VALUE_PROBES, type ProbeAllowance } from './padded-value-hint.js';
 import { withDocument, type XmlSource } from './parse.js';
 import { checkBindings, guardExpression, type Namespaces } from './xpath-guard.js';
 import { xpathNumberToString } from './xpath-number.js';
@@ -112,6 +113,8 @@ export function queryBatch(
   const docPtr = documentPointer(doc);
   const paths = new PathWriter(namespaces);
   const names = batchNames(doc, expressions);
+  // The padded-value probes are the whole batch's, as its names walk is (padded-value-hint.ts).
+  const probes: ProbeAllowance = { probes: MAX_PADDED_VALUE_PROBES };
   let chars = budget.maxChars;
   let values = budget.maxValues;
   let operations = MAX_BATCH_XPATH_OPERATIONS;
@@ -137,6 +140,7 @@ export function queryBatch(
           return answer(docPtr, xpath, namespaces, { output, budget: share, paths, opLimit, cost });
         },
         names,
+        probes,
       );
       chars -= charsOf(result);
       values -= result.values.length;

@@ -1,9 +1,7 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { documentNames } from '../../src/engine/libxml2/names.js';
-import { explainedQuery } from '../../src/engine/namespace-hints.js';
-import { parseDocument } from '../../src/engine/parse.js';
-import { queryDocument } from '../../src/engine/query.js';
 import { operations } from '../../src/engine/runtime/operations.js';
+import { explainingQueries } from '../support/explained-query.js';
 import { engineError } from './engine-error.js';
 
 vi.mock('../../src/engine/libxml2/names.js', async (original) => {
@@ -18,17 +16,7 @@ const svg =
 const pom =
   '<project xmlns="http://maven.apache.org/POM/4.0.0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="x y"><dependencies><dependency/></dependencies></project>';
 
-const documents: Array<{ dispose(): void }> = [];
-afterEach(() => {
-  for (const doc of documents.splice(0)) doc.dispose();
-});
-
-/** A query as the worker runs it: the answer and, when it explains itself, the hint. */
-function explained(xml: string, xpath: string, namespaces: Record<string, string> = {}) {
-  const doc = parseDocument(xml, 'query');
-  documents.push(doc);
-  return explainedQuery(doc, xpath, namespaces, () => queryDocument(doc, xpath, namespaces));
-}
+const explained = explainingQueries();
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
 
 describe('empty answers that explain themselves', () => {
