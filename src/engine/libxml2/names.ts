@@ -5,6 +5,7 @@ import {
   XmlTreeCommonStruct,
 } from 'libxml2-wasm/lib/libxml2.mjs';
 import { heapWords } from './memory.js';
+import { CHILDREN, NAME, NEXT, NS, NS_DEF, PARENT, PROPERTIES, TYPE } from './node-offsets.js';
 import type { DocumentRef } from './tree.js';
 
 /** Elements or attributes of one local name in one namespace (`uri` null: no namespace). */
@@ -31,20 +32,6 @@ export interface DocumentNames {
   /** Each distinct declaration once. */
   declarations: Declaration[];
 }
-
-/**
- * Offsets in libxml2 2.15's `xmlNode` and `xmlAttr` on wasm32 (libxml2-wasm 0.7.2), the same for
- * both up to `ns`: `type` 4, `name` 8, `children` 12, `parent` 20, `next` 24, `ns` 36; `xmlNode`
- * goes on with `properties` 44 and `nsDef` 48 (the wrapper's accessors in tree.ts read the same).
- */
-const TYPE = 4;
-const NAME = 8;
-const CHILDREN = 12;
-const PARENT = 20;
-const NEXT = 24;
-const NS = 36;
-const PROPERTIES = 44;
-const NS_DEF = 48;
 
 /**
  * Reads a pointer field. Straight from the heap when its memory was captured (a tenth of the

@@ -1,5 +1,6 @@
 import { XmlNamedNodeStruct, XmlNodeStruct, XmlTreeCommonStruct } from 'libxml2-wasm/lib/libxml2.mjs';
 import { heapWords } from './memory.js';
+import { CHILDREN, CONTENT, NAME, NEXT, NS, PARENT, PROPERTIES, TYPE } from './node-offsets.js';
 
 /**
  * The fields of libxml2's `xmlNode` and `xmlAttr` that a walk over a whole tree reads, each
@@ -25,22 +26,6 @@ export interface NodeFields {
    */
   readonly bytes: Uint8Array | undefined;
 }
-
-/**
- * Offsets in libxml2 2.15.1's `xmlNode` and `xmlAttr` on wasm32, as libxml2-wasm 0.7.2 builds it
- * (its own accessors read the same: XmlTreeCommonStruct, XmlNamedNodeStruct, XmlNodeStruct). Both
- * structs share the layout up to `ns`; `properties` and `content` are xmlNode's. A new
- * libxml2-wasm must be checked against these (test/engine/libxml2/node-fields.test.ts compares
- * them with the accessors on every node of varied documents).
- */
-const TYPE = 4;
-const NAME = 8;
-const CHILDREN = 12;
-const PARENT = 20;
-const NEXT = 24;
-const NS = 36;
-const CONTENT = 40;
-const PROPERTIES = 44;
 
 /**
  * Reads the fields straight from a view of the WebAssembly memory: an indexed load, where each
