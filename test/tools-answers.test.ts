@@ -66,6 +66,33 @@ describe('an empty answer to a value the document pads with whitespace', () => {
   });
 });
 
+describe('values that start or end with a space', () => {
+  const catalog =
+    '<catalog><book status="available"/><book status=" available"/><book status="lent"/><book status="available "/></catalog>';
+
+  it('are numbered and named in a note, with how to match them; the values stay as they are', async () => {
+    const result = await call('xml_query', { xml: catalog, xpath: '//book/@status' });
+    expect(answer(result)).toEqual({
+      type: 'node-set',
+      count: 4,
+      values: ['available', ' available', 'lent', 'available '],
+    });
+    expect(text(result)).toBe(
+      '4 nodes matched `//book/@status`:\n[1] available\n[2]  available\n[3] lent\n[4] available \n(Whitespace at the start or end of [2] " available", [4] "available ": kept as the document has it; `=` compares it exactly, `normalize-space()` trims it.)',
+    );
+  });
+
+  it('are quoted when one value is the whole answer, and leave other answers alone', async () => {
+    const one = await call('xml_query', { xml: catalog, xpath: 'string(//book[4]/@status)' });
+    expect(text(one)).toBe(
+      'available \n(The value is "available ": whitespace at its start or end is kept as the document has it; `=` compares it exactly, `normalize-space()` trims it.)',
+    );
+    expect(text(await call('xml_query', { xml: catalog, xpath: '//book[3]/@status' }))).toBe('lent');
+    const lines = await call('xml_query', { xml: '<r><p>\n  indented\n</p><p>b</p></r>', xpath: '//p' });
+    expect(text(lines)).not.toContain('Whitespace at the start');
+  });
+});
+
 describe('XPath 2.0 functions', () => {
   it('are an isError that says how to write them in XPath 1.0', async () => {
     const result = await call('xml_query', { xml: '<r><p>3</p><p>7</p></r>', xpath: 'max(//p)' });

@@ -8,7 +8,8 @@ export function valuesText(result: QueryResult, xpath: string): string {
   const [first = ''] = result.values;
   if (result.type === 'string' && first === '' && !result.truncated)
     return `\`${xpath}\` is the empty string.`;
-  if (result.type !== 'node-set') return first;
+  if (result.type !== 'node-set')
+    return first + (result.type === 'string' ? edgeSpaceNote([first], false) : '');
   if (result.count === 0) return `No nodes matched \`${xpath}\`.`;
   if (allEmpty(result)) {
     return `${result.count} node${result.count === 1 ? '' : 's'} matched \`${xpath}\`, all with empty text.`;
@@ -38,8 +39,43 @@ export function nodeLines(result: QueryResult): string {
   const { lines } = result;
   if (lines) return result.values.map((path, i) => `${path} (${lineText(lines[i])})`).join('\n');
   const apart =
-    result.values.length > 1 && result.values.some((value) => value === '' || /[\n\r]/.test(value));
-  return (apart ? result.values.map((value, index) => `[${index + 1}] ${value}`) : result.values).join('\n');
+    result.values.length > 1 &&
+    result.values.some((value) => value === '' || /[\n\r]/.test(value) || hasEdgeSpace(value));
+  const text = (apart ? result.values.map((value, index) => `[${index + 1}] ${value}`) : result.values).join(
+    '\n',
+  );
+  return text + edgeSpaceNote(result.values, apart);
+}
+
+/** A one-line value that starts or ends with a space or tab: plain text hides a trailing one. */
+function hasEdgeSpace(value: string): boolean {
+  return !/[\n\r]/.test(value) && /^[ \t]|[ \t]$/.test(value);
+}
+
+/** Values shown in the note by number before it says "and N more". */
+const MAX_NOTED_VALUES = 10;
+
+/**
+ * A line naming the values that start or end with a space or tab, as the document has them: a
+ * model reading `available ` sees `available`, then compares with `=` and misses it (a trial
+ * found three such traps in one catalog). Values stay as they are; the note says how to match them.
+ */
+function edgeSpaceNote(values: readonly string[], numbered: boolean): string {
+  const padded = values.flatMap((value, index) => (hasEdgeSpace(value) ? [index] : []));
+  if (padded.length === 0) return '';
+  const advice = 'kept as the document has it; `=` compares it exactly, `normalize-space()` trims it';
+  if (!numbered)
+    return `\n(The value is ${JSON.stringify(shortened(values[padded[0] as number] as string))}: whitespace at its start or end is ${advice}.)`;
+  const shown = padded
+    .slice(0, MAX_NOTED_VALUES)
+    .map((index) => `[${index + 1}] ${JSON.stringify(shortened(values[index] as string))}`);
+  const more = padded.length > MAX_NOTED_VALUES ? ` and ${padded.length - MAX_NOTED_VALUES} more` : '';
+  return `\n(Whitespace at the start or end of ${shown.join(', ')}${more}: ${advice}.)`;
+}
+
+/** A value short enough to quote in a note, its edges kept (they are what the note is about). */
+function shortened(value: string): string {
+  return value.length <= 60 ? value : `${value.slice(0, 28)}…${value.slice(-28)}`;
 }
 
 function lineText(line: number | undefined): string {
