@@ -19,10 +19,9 @@ import { groupByLabel, percentile } from './lib/figures.js';
 import { parseFlags } from './lib/flags.js';
 import { mb, processMemory } from './lib/process-memory.js';
 import { within } from './lib/time.js';
-import type { ToolAnswer } from './soak/answer.js';
 import { planCall } from './soak/call-mix.js';
 import { buildCorpus } from './soak/documents.js';
-import { callWithHandles, HandleMix } from './soak/handle-mix.js';
+import { callThroughClient, type callWithHandles, HandleMix } from './soak/handle-mix.js';
 import { callSeed } from './soak/random.js';
 
 const USAGE = `usage: npx tsx scripts/load.ts [--clients 8] [--calls 500] [--seed 1] [--huge-rate 0.005]
@@ -104,16 +103,7 @@ async function main(): Promise<void> {
       const started = performance.now();
       let answer: Awaited<ReturnType<typeof callWithHandles>>;
       try {
-        answer = await callWithHandles(
-          handles,
-          plan,
-          index,
-          (args) =>
-            client.callTool(
-              { name: plan.tool, arguments: args },
-              { timeout: flags['call-timeout-ms'] },
-            ) as Promise<ToolAnswer>,
-        );
+        answer = await callThroughClient(client, handles, plan, index, flags['call-timeout-ms']);
       } catch (error) {
         lost.push({
           client: k,

@@ -63,12 +63,11 @@ import { parseFlags } from './lib/flags.js';
 import { mb, memoryMap, processMemory } from './lib/process-memory.js';
 import { sleep, within } from './lib/time.js';
 import { allocatorEnvironment } from './soak/allocator.js';
-import type { ToolAnswer } from './soak/answer.js';
 import { planAstralCut } from './soak/astral-cut.js';
 import { planCall } from './soak/call-mix.js';
 import { buildCorpus } from './soak/documents.js';
 import { collectGarbage, type ThreadHeap, threadMemory } from './soak/garbage-collection.js';
-import { callWithHandles, HandleMix } from './soak/handle-mix.js';
+import { callThroughClient, type callWithHandles, HandleMix } from './soak/handle-mix.js';
 import { judgeMemory, levelMarks, type Sample } from './soak/memory-judgement.js';
 import { callSeed } from './soak/random.js';
 
@@ -182,16 +181,7 @@ async function main(): Promise<void> {
         : planCall(corpus, seed, { tools: only });
     let answer: Awaited<ReturnType<typeof callWithHandles>>;
     try {
-      answer = await callWithHandles(
-        handles,
-        plan,
-        index,
-        (args) =>
-          client.callTool(
-            { name: plan.tool, arguments: args },
-            { timeout: flags['call-timeout-ms'] },
-          ) as Promise<ToolAnswer>,
-      );
+      answer = await callThroughClient(client, handles, plan, index, flags['call-timeout-ms']);
     } catch (error) {
       stats.lost.push({ index, label: plan.label, reason: String((error as Error)?.message ?? error) });
       return;

@@ -206,3 +206,25 @@ export async function callWithHandles(
   if (settled.problem || !settled.result) return settled;
   return { result: settled.result, problem: checkAnswer(plan, settled.result) };
 }
+
+/** The part of an SDK client the drivers call tools through. */
+export interface ToolCaller {
+  callTool(params: { name: string; arguments: Args }, options: { timeout: number }): Promise<unknown>;
+}
+
+/** `callWithHandles` through a client's `callTool`, each call bounded by `timeoutMs`: the soak's and the load's way. */
+export function callThroughClient(
+  client: ToolCaller,
+  mix: HandleMix,
+  plan: Plan,
+  index: number,
+  timeoutMs: number,
+): ReturnType<typeof callWithHandles> {
+  return callWithHandles(
+    mix,
+    plan,
+    index,
+    (args) =>
+      client.callTool({ name: plan.tool, arguments: args }, { timeout: timeoutMs }) as Promise<ToolAnswer>,
+  );
+}
