@@ -7,10 +7,9 @@ import {
 import type { AddressInfo } from 'node:net';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { isJsonContentType, localhostAllowedHostnames } from '@modelcontextprotocol/server';
-import { MAX_JSON_NESTING, MAX_MESSAGE_BYTES, MAX_UNREAD_HTTP_REPLY_BYTES } from '../limits.js';
-import { textNestsDeeperThan } from './json-depth.js';
-import { holdsTooManyMembers, TOO_MANY_MEMBERS_MESSAGE } from './json-members.js';
-import { INVALID_REQUEST, TOO_DEEP_MESSAGE } from './jsonrpc-lines.js';
+import { MAX_MESSAGE_BYTES, MAX_UNREAD_HTTP_REPLY_BYTES } from '../limits.js';
+import { jsonShapeRefusal } from './json-shape.js';
+import { INVALID_REQUEST } from './jsonrpc-lines.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';
 import { UnreadReplies } from './unread-replies.js';
 
@@ -61,7 +60,8 @@ export type BodyResult = { ok: true; body: unknown; bytes: number } | { ok: fals
  * Reads and parses a POST body under the size bound, answering 415, 413 or 400 itself when the
  * body cannot be served. Parsing here (once) lets every SDK transport be handed `parsedBody`; a
  * large `tools/call` has its documents lifted out as bytes, as on stdio (lift-documents.ts). A
- * body nested past MAX_JSON_NESTING is refused here, before the SDK re-serialises it.
+ * body nested too deep, or a large one with too many members, is refused from its bytes before
+ * anything parses it (json-shape.ts).
  */
 export async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<BodyResult> {
   if (!isJsonContentType(req.headers['content-type'] ?? '')) {
@@ -83,10 +83,10 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
     chunks.push(chunk);
   }
   const bytes = Buffer.concat(chunks, size);
-  // The lifting reader measures the nesting of what it parses, and declines a message too deep.
   const large = size >= LIFT_DOCUMENTS_FROM_BYTES;
-  if (large && holdsTooManyMembers(bytes)) {
-    replyError(res, 400, INVALID_REQUEST, TOO_MANY_MEMBERS_MESSAGE);
+  const refusal = jsonShapeRefusal(bytes, large);
+  if (refusal) {
+    replyError(res, 400, INVALID_REQUEST, refusal);
     return { ok: false };
   }
   const lifted = large ? parseLineLiftingDocuments(bytes) : undefined;
@@ -97,10 +97,6 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
     body = JSON.parse(text);
   } catch (error) {
     replyError(res, 400, -32700, `Parse error: the body is not valid JSON (${(error as Error).message}).`);
-    return { ok: false };
-  }
-  if (textNestsDeeperThan(text, MAX_JSON_NESTING)) {
-    replyError(res, 400, INVALID_REQUEST, TOO_DEEP_MESSAGE);
     return { ok: false };
   }
   return { ok: true, body, bytes: size };

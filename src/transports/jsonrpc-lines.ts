@@ -1,6 +1,4 @@
 import { type JSONRPCMessage, parseJSONRPCMessage } from '@modelcontextprotocol/server';
-import { MAX_JSON_NESTING } from '../limits.js';
-import { textNestsDeeperThan } from './json-depth.js';
 
 export type RequestId = string | number;
 
@@ -16,7 +14,6 @@ export type LineVerdict = { message: JSONRPCMessage } | { reply: JsonRpcErrorRep
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 
-/** The refusal of a message nested past MAX_JSON_NESTING, the same on every transport. */
 /**
  * The refusal of a request whose id is still under way: it would share that request's
  * accounting and be freed by its answer (and JSON-RPC asks a client's ids in flight to differ).
@@ -25,8 +22,6 @@ export function reusedIdMessage(id: RequestId): string {
   return `Invalid Request: the id ${JSON.stringify(id)} is already used by a request still under way; send each request with an id of its own.`;
 }
 
-export const TOO_DEEP_MESSAGE = `Invalid Request: the message nests JSON deeper than ${MAX_JSON_NESTING} levels; send flatter arguments.`;
-
 export function errorReply(id: RequestId | null, code: number, message: string): JsonRpcErrorReply {
   return { jsonrpc: '2.0', id, error: { code, message } };
 }
@@ -34,7 +29,8 @@ export function errorReply(id: RequestId | null, code: number, message: string):
 /**
  * Classifies one line the way docs/behaviour.md §3 asks: malformed JSON is -32700 with a null id; a
  * request with an id and no method, or any other shape JSON-RPC does not define, is -32600
- * (with the id when one can be read). The SDK's stdio transport drops such lines silently.
+ * (with the id when one can be read). The SDK's stdio transport drops such lines silently. The
+ * line's shape (nesting, members) was measured on its bytes before (json-shape.ts).
  */
 export function classifyLine(line: string): LineVerdict {
   let value: unknown;
@@ -49,16 +45,10 @@ export function classifyLine(line: string): LineVerdict {
       ),
     };
   }
-  if (typeof value === 'object' && value !== null && textNestsDeeperThan(line, MAX_JSON_NESTING)) {
-    return { reply: errorReply(readableId(value), INVALID_REQUEST, TOO_DEEP_MESSAGE) };
-  }
   return classifyValue(value);
 }
 
-/**
- * The same classification for a line already parsed, whose nesting was already measured (by
- * `classifyLine`, or by the lifting reader, which declines a message nested too deep).
- */
+/** The same classification for a line already parsed (by `classifyLine` or the lifting reader). */
 export function classifyValue(value: unknown): LineVerdict {
   const id = readableId(value);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -1,6 +1,5 @@
 import { isUtf8 } from 'node:buffer';
 import { DOCUMENT_ARGUMENTS, LiftedDocument } from '../lifted-document.js';
-import { MAX_JSON_NESTING } from '../limits.js';
 import {
   BACKSLASH,
   CLOSE_BRACE,
@@ -12,7 +11,6 @@ import {
   QUOTE,
   SPACE,
 } from './json-bytes.js';
-import { textNestsDeeperThan } from './json-depth.js';
 
 /** The byte each one-character escape stands for (`\n` → 0x0a …), by the byte after the backslash; 0: none. */
 const SHORT_ESCAPES = new Uint8Array(256);
@@ -61,7 +59,8 @@ class NotLiftable extends Error {}
  * document argument, a document that is not valid UTF-8 or holds a lone surrogate escape or a
  * raw control character, or anything malformed. Then the line is decoded and parsed whole, so
  * every error message and every edge stays exactly what it was; this path only ever answers
- * lines it reads the same way `JSON.parse` does.
+ * lines it reads the same way `JSON.parse` does. The caller has measured the line's nesting and
+ * members on its bytes already (json-shape.ts), so whatever is parsed here is parsed once.
  */
 export function parseLineLiftingDocuments(line: Uint8Array): Record<string, unknown> | undefined {
   try {
@@ -123,8 +122,6 @@ class Lifter {
     } catch {
       return undefined;
     }
-    // Too deep for the SDK to handle: the ordinary path reads it again and answers why.
-    if (textNestsDeeperThan(rest, MAX_JSON_NESTING)) return undefined;
     const args = (message as { params?: { arguments?: Record<string, unknown> } }).params?.arguments;
     if (
       (message as { method?: unknown }).method !== 'tools/call' ||

@@ -9,7 +9,7 @@ import {
   MAX_UNWRITTEN_OUTPUT_BYTES,
 } from '../limits.js';
 import { type BytesInPlace, jsonLine } from './json-line.js';
-import { holdsTooManyMembers, TOO_MANY_MEMBERS_MESSAGE } from './json-members.js';
+import { jsonShapeRefusal } from './json-shape.js';
 import {
   classifyLine,
   classifyValue,
@@ -304,8 +304,9 @@ export class LineStdioTransport implements Transport, ByteTexts {
     this.#buffered = 0;
     if (this.#line.length > KEEP_LINE_BUFFER_BYTES) this.#line = Buffer.allocUnsafeSlow(LINE_BUFFER_BYTES);
     const large = bytes.length >= this.#liftFrom;
-    if (large && holdsTooManyMembers(bytes)) {
-      this.#reply(errorReply(leadingId(bytes), INVALID_REQUEST, TOO_MANY_MEMBERS_MESSAGE));
+    const refusal = jsonShapeRefusal(bytes, large);
+    if (refusal) {
+      this.#reply(errorReply(leadingId(bytes), INVALID_REQUEST, refusal));
       return;
     }
     const lifted = large ? parseLineLiftingDocuments(bytes) : undefined;

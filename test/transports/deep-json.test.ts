@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EnginePool } from '../../src/engine/runtime/pool.js';
 import { MAX_JSON_NESTING } from '../../src/limits.js';
 import type { Listening } from '../../src/transports/http-common.js';
-import { textNestsDeeperThan } from '../../src/transports/json-depth.js';
-import { classifyLine } from '../../src/transports/jsonrpc-lines.js';
+import { jsonShapeRefusal, TOO_DEEP_MESSAGE } from '../../src/transports/json-shape.js';
 import { serveHttp } from '../../src/transports/serve-http.js';
 import { MODERN_CALL_HEADERS } from '../support/http-requests.js';
+import { feedLines } from '../support/stdio-harness.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -80,26 +80,54 @@ describe('a message nested deeper than MAX_JSON_NESTING', () => {
     await reader.cancel();
   });
 
-  it('stdio refuses the same line with the same error, carrying its id', () => {
-    expect(classifyLine(call('arguments', nested(DEEP)))).toEqual({
-      reply: { jsonrpc: '2.0', id: 7, error: tooDeep },
-    });
-    expect(classifyLine(call('arguments', nested(MAX_JSON_NESTING - 3)))).toHaveProperty('message');
+  it('stdio refuses the same line with the same error, carrying its id, and serves on', async () => {
+    const { replies, delivered } = await feedLines([
+      call('arguments', nested(DEEP)),
+      call('arguments', nested(MAX_JSON_NESTING - 3)),
+    ]);
+    expect(replies).toEqual([
+      { jsonrpc: '2.0', id: 7, error: tooDeep },
+      { jsonrpc: '2.0', id: 7, result: {} },
+    ]);
+    expect(delivered).toHaveLength(1);
+  });
+
+  it('is refused before anything parses it, small or large: JSON.parse never sees it', async () => {
+    const parse = JSON.parse;
+    const parsed: number[] = [];
+    JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
+      parsed.push(text.length);
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    try {
+      const small = call('params', nested(MAX_JSON_NESTING + 1));
+      const large = call('arguments', nested(1_000_000));
+      const { replies } = await feedLines([small, large]);
+      expect(replies.map((reply) => reply.error?.message)).toEqual([TOO_DEEP_MESSAGE, TOO_DEEP_MESSAGE]);
+      expect(parsed.filter((length) => length >= small.length)).toEqual([]);
+    } finally {
+      JSON.parse = parse;
+    }
   });
 });
 
-describe('textNestsDeeperThan', () => {
-  it('counts a bare [] as one level and stops past the limit', () => {
-    expect(textNestsDeeperThan(nested(3), 3)).toBe(false);
-    expect(textNestsDeeperThan(nested(4), 3)).toBe(true);
-    expect(textNestsDeeperThan('{"a":[{"b":1}],"c":"x"}', 3)).toBe(false);
-    expect(textNestsDeeperThan('{"a":[{"b":{}}]}', 3)).toBe(true);
-    expect(textNestsDeeperThan('"text"', 0)).toBe(false);
+describe('jsonShapeRefusal', () => {
+  const deeperThan = (text: string) => jsonShapeRefusal(Buffer.from(text), false) === TOO_DEEP_MESSAGE;
+  it('counts a bare [] as one level and refuses past MAX_JSON_NESTING', () => {
+    expect(deeperThan(nested(MAX_JSON_NESTING))).toBe(false);
+    expect(deeperThan(nested(MAX_JSON_NESTING + 1))).toBe(true);
+    expect(deeperThan(`{"a":${nested(MAX_JSON_NESTING - 1)},"c":"x"}`)).toBe(false);
+    expect(deeperThan(`{"a":[${nested(MAX_JSON_NESTING - 1)}]}`)).toBe(true);
+    expect(deeperThan(`${'{"a":'.repeat(MAX_JSON_NESTING + 1)}1${'}'.repeat(MAX_JSON_NESTING + 1)}`)).toBe(
+      true,
+    );
+    expect(deeperThan('"text"')).toBe(false);
   });
 
-  it('ignores brackets inside strings, escaped quotes included', () => {
-    expect(textNestsDeeperThan(JSON.stringify({ a: '[[[[{{{{', b: 'say \\"[[[[" \\' }), 1)).toBe(false);
-    expect(textNestsDeeperThan(JSON.stringify({ a: 'x\\', b: [[1]] }), 2)).toBe(true);
-    expect(textNestsDeeperThan(JSON.stringify({ a: '\\"', b: [1] }), 2)).toBe(false);
+  it('ignores brackets inside strings, escaped quotes and backslashes included', () => {
+    const brackets = '['.repeat(MAX_JSON_NESTING + 1);
+    expect(deeperThan(JSON.stringify({ a: brackets, b: `say \\"${brackets}" \\` }))).toBe(false);
+    expect(deeperThan(JSON.stringify({ a: 'x\\', b: JSON.parse(nested(MAX_JSON_NESTING)) }))).toBe(true);
+    expect(deeperThan(JSON.stringify({ a: '\\"', b: [brackets] }))).toBe(false);
   });
 });

@@ -2,12 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EnginePool } from '../../src/engine/runtime/pool.js';
 import { MAX_JSON_MEMBERS } from '../../src/limits.js';
 import type { Listening } from '../../src/transports/http-common.js';
-import { holdsTooManyMembers, TOO_MANY_MEMBERS_MESSAGE } from '../../src/transports/json-members.js';
+import { jsonShapeRefusal, TOO_MANY_MEMBERS_MESSAGE } from '../../src/transports/json-shape.js';
 import { serveHttp } from '../../src/transports/serve-http.js';
 import { MODERN_CALL_HEADERS } from '../support/http-requests.js';
 import { feedLines } from '../support/stdio-harness.js';
 
 const bytesOf = (text: string) => Buffer.from(text, 'utf8');
+const holdsTooManyMembers = (bytes: Uint8Array) => jsonShapeRefusal(bytes, true) === TOO_MANY_MEMBERS_MESSAGE;
 
 /** An xml_query call whose `namespaces` holds `bindings` bindings: the repro of issue 10's F3. */
 function callWithBindings(bindings: number, id = 7): string {
@@ -15,7 +16,7 @@ function callWithBindings(bindings: number, id = 7): string {
   return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"xml_query","arguments":{"xml":"<r/>","xpath":"count(/)","namespaces":{${namespaces}}}}}`;
 }
 
-describe('holdsTooManyMembers', () => {
+describe('jsonShapeRefusal counting members', () => {
   it('counts object members and array elements, and stops past the bound', () => {
     const members = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":[1,2]`).join(',')}}`;
     // Each member above is a key, a colon, two elements and a comma: ~3 separators.
