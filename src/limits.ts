@@ -115,6 +115,16 @@ export const LARGE_DOCUMENT_BYTES = 1024 * 1024;
 export const MAX_WORKER_HEAP_BYTES = 512 * 1024 * 1024;
 
 /**
+ * The most a worker's WebAssembly heap may ever take: growth past it is refused while the call
+ * runs, which fails that call as out of memory and replaces the worker. The largest legitimate
+ * call, an indented `xml_format` of an 8 MiB document answering ~128 MB, peaks far below it;
+ * `//a = //b` over two 240-deep chains of an 8 MiB document would take ~1.9 GiB (libxml2 keeps
+ * the string-value of every node it compares). A process holds at most one such heap per worker
+ * (docs/security-model.md).
+ */
+export const WORKER_HEAP_CEILING_BYTES = 768 * 1024 * 1024;
+
+/**
  * Calls the engine pool serves between two recycles: each time the worker that has served the
  * most is replaced by a fresh one, started and warmed first (a rolling restart). A backstop:
  * with one large document at a time the heaps stay flat (ADR 0008), and whatever still creeps

@@ -14,6 +14,7 @@ export type EngineErrorCode =
   | 'invalid-argument'
   | 'timeout'
   | 'budget-exceeded'
+  | 'out-of-memory'
   | 'busy'
   | 'engine-crashed';
 

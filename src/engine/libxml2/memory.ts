@@ -1,5 +1,7 @@
 /**
- * Access to libxml2's WebAssembly memory, which libxml2-wasm keeps private. Four things need it:
+ * Access to libxml2's WebAssembly memory, which libxml2-wasm keeps private. Five things need it:
+ * the heap's ceiling (growth past it is refused while a call runs, so libxml2's allocation fails
+ * and the call ends, instead of the heap reaching gigabytes before any check after the call),
  * the XPath operation limit (a field of xmlXPathContext the library has no setter for), the
  * heap size (the memory never shrinks, so a worker whose heap grew too far is replaced), the
  * stack guard (stack-guard.ts: the stack has no overflow check of its own), and reading a
@@ -13,6 +15,7 @@
 
 interface WasmMemory {
   buffer: ArrayBuffer;
+  grow(pages: number): number;
 }
 interface WasmApi {
   instantiate(source: unknown, imports?: Record<string, Record<string, unknown>>): Promise<unknown>;
@@ -24,8 +27,18 @@ const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 let memory: WasmMemory | undefined;
 let stackPointerOf: (() => number) | undefined;
 let installed = false;
+let refusedGrowths = 0;
 
-export function captureWasmMemory(): void {
+const WASM_PAGE_BYTES = 65_536;
+
+/**
+ * Catches libxml2's memory as the module is instantiated and bounds it at `heapCeilingBytes`.
+ * Emscripten grows the heap from inside malloc by calling the memory's `grow` and treats a throw
+ * as "no memory", so malloc returns NULL and libxml2 fails the operation as out of memory (it
+ * handles a failed allocation everywhere; its own tests inject them). Refusing in `grow` rather
+ * than in the import that asks for it keeps the bound exact whatever step Emscripten tries.
+ */
+export function captureWasmMemory(heapCeilingBytes = Number.POSITIVE_INFINITY): void {
   if (installed) return;
   installed = true;
   const original = wasm.instantiate.bind(wasm);
@@ -40,10 +53,31 @@ export function captureWasmMemory(): void {
       ...Object.values(imports ?? {}).flatMap((ns) => Object.values(ns)),
     ];
     memory = candidates.find((value): value is WasmMemory => value instanceof wasm.Memory) ?? memory;
+    if (memory && Number.isFinite(heapCeilingBytes)) boundGrowth(memory, heapCeilingBytes);
     const getStackPointer = instance.exports.emscripten_stack_get_current;
     if (typeof getStackPointer === 'function') stackPointerOf = getStackPointer as () => number;
     return result;
   };
+}
+
+function boundGrowth(bounded: WasmMemory, ceiling: number): void {
+  const grow = bounded.grow.bind(bounded);
+  bounded.grow = (pages) => {
+    if (bounded.buffer.byteLength + pages * WASM_PAGE_BYTES > ceiling) {
+      refusedGrowths++;
+      throw new RangeError(`libxml2's heap may not grow past ${ceiling} bytes`);
+    }
+    return grow(pages);
+  };
+}
+
+/**
+ * How many times the heap was refused growth since the module loaded: a call during which this
+ * rose ran out of memory, whatever libxml2 made of the failed allocation (an XPath error reads
+ * "syntax error", a parse "out of memory").
+ */
+export function refusedHeapGrowths(): number {
+  return refusedGrowths;
 }
 
 /** Current size of libxml2's heap in bytes, or undefined when the memory was not captured. */

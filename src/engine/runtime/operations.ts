@@ -50,9 +50,11 @@ export type OperationName = keyof Operations;
 /** Bounds a pool may set for its workers (`PoolOptions`); the defaults are limits.ts's. */
 export interface EngineLimits {
   maxSchemaChain?: number;
+  /** The WebAssembly heap's ceiling; read by the worker entry as libxml2 loads. */
+  heapCeilingBytes?: number;
 }
 
-const limits: Required<EngineLimits> = { maxSchemaChain: MAX_SCHEMA_CHAIN };
+const limits: Required<Pick<EngineLimits, 'maxSchemaChain'>> = { maxSchemaChain: MAX_SCHEMA_CHAIN };
 
 /** Called once by the worker entry, before the first call, with what the pool passed it. */
 export function configureLimits(overrides: EngineLimits): void {

@@ -1,11 +1,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { WORKER_HEAP_CEILING_BYTES } from '../../limits.js';
 import { EngineError, type EngineErrorData, isEngineTrap } from '../errors.js';
-import { captureWasmMemory, wasmHeapBytes } from '../libxml2/memory.js';
+import { captureWasmMemory, refusedHeapGrowths, wasmHeapBytes } from '../libxml2/memory.js';
 import { armStackGuard } from '../libxml2/stack-guard.js';
 import type { EngineLimits, OperationName } from './operations.js';
 
-// Before libxml2-wasm loads (it instantiates on import), so its memory can be reached.
-captureWasmMemory();
+const limits = (workerData ?? {}) as EngineLimits;
+const heapCeilingBytes = limits.heapCeilingBytes ?? WORKER_HEAP_CEILING_BYTES;
+// Before libxml2-wasm loads (it instantiates on import), so its memory can be reached and bounded.
+captureWasmMemory(heapCeilingBytes);
 // libxml2 also prints its diagnostics (`XPath error : …` with the offending input) through the
 // console: they would copy hostile input into the server's log, and anything on console.log
 // would reach stdout, which carries protocol messages. Every failure already comes back as data.
@@ -13,7 +16,7 @@ console.error = () => {};
 console.log = () => {};
 console.warn = () => {};
 const { operations, forgetClient, configureLimits } = await import('./operations.js');
-configureLimits((workerData ?? {}) as EngineLimits);
+configureLimits(limits);
 // libxml2 has loaded (it instantiates on import) and no call is running: the stack is at rest.
 const stackGuard = armStackGuard();
 
@@ -52,6 +55,7 @@ port.on('message', (request: WorkerRequest | WorkerForget) => {
     return;
   }
   let reply: WorkerReply;
+  const refusedBefore = refusedHeapGrowths();
   try {
     const run = operations[request.op] as (args: unknown) => unknown;
     reply = { id: request.id, ok: true, result: run(request.args), heapBytes: wasmHeapBytes() };
@@ -62,8 +66,27 @@ port.on('message', (request: WorkerRequest | WorkerForget) => {
   // success (a schema chain answered `Valid`), and its answer cannot be trusted either.
   const breach = stackGuard?.breach();
   if (breach !== undefined) reply = { id: request.id, ok: false, ...corrupted(breach) };
+  // Whatever libxml2 answered after an allocation failed ("syntax error", a partial result), the
+  // call ran out of memory: it says so, and the worker, its heap now at the ceiling, is replaced.
+  else if (refusedHeapGrowths() > refusedBefore)
+    reply = { id: request.id, ok: false, ...outOfMemory(request.op), heapBytes: wasmHeapBytes() };
   port.postMessage(reply, reply.ok ? ownBuffers(reply.result) : []);
 });
+
+function outOfMemory(op: OperationName): { error: EngineErrorData; poisoned: true } {
+  const mib = Math.round(heapCeilingBytes / (1024 * 1024));
+  const what =
+    op === 'query' || op === 'batch'
+      ? 'Comparing or copying the text of many nested elements costs their whole text each time (`//a = //b` on deep chains): compare leaves (`//a/text()`), narrow the path, or ask for fewer nodes'
+      : 'Send a smaller document, or ask for less (a smaller `indent`)';
+  return {
+    error: {
+      code: 'out-of-memory',
+      message: `The call ran out of its memory budget (${mib} MiB of engine heap), so it was stopped and the engine restarted. ${what}, and call again.`,
+    },
+    poisoned: true,
+  };
+}
 
 function corrupted(breach: string): { error: EngineErrorData; poisoned: true } {
   return {
