@@ -1,5 +1,5 @@
 /**
- * xml_inspect's engine as it was before the outline (commit 5c09509, src/engine/inspect.ts): element
+ * xml_inspect's engine as it was before the outline (commit 5c09509, src/engine/inspect/inspect.ts): element
  * names and counts, element namespaces, totals. Kept only as the benchmark's baseline
  * (bench/inspect-outline.ts); it runs on today's tree walk.
  */

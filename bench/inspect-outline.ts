@@ -19,7 +19,7 @@ import { type BenchDocument, generateDocument, SIZES } from './documents.js';
 import { median, ms, p90, ratio, table } from './stats.js';
 
 captureWasmMemory();
-const { inspectDocument } = await import('../src/engine/inspect.js');
+const { inspectDocument } = await import('../src/engine/inspect/inspect.js');
 const { inspectDocumentBefore } = await import('./inspect-before.js');
 const { parseDocument } = await import('../src/engine/parse.js');
 

@@ -242,7 +242,7 @@ export function nativeSection(comparison: NativeComparison): string[] {
   if ('skipped' in comparison) return [...lines, `Skipped: ${comparison.skipped}.`];
   return [
     ...lines,
-    `bench/native/inspect-format.c on the system's libxml2 ${comparison.libxml2} (ours: 2.15.1 in WebAssembly), -O2. C: parse from memory with our parse options, then the walk of src/engine/shape.ts (counts per name and per path, attributes per path, depth, text), or \`xmlSaveDoc\` indented to memory; its median of ${PER_BLOCK} in process. Ours in process: the engine call on the same bytes, the worker's way (inspect; formatToBytes); stdio: the server's call on a document it has not seen. Ratios: median over the blocks of each block's ratio.`,
+    `bench/native/inspect-format.c on the system's libxml2 ${comparison.libxml2} (ours: 2.15.1 in WebAssembly), -O2. C: parse from memory with our parse options, then the walk of src/engine/inspect/shape.ts (counts per name and per path, attributes per path, depth, text), or \`xmlSaveDoc\` indented to memory; its median of ${PER_BLOCK} in process. Ours in process: the engine call on the same bytes, the worker's way (inspect; formatToBytes); stdio: the server's call on a document it has not seen. Ratios: median over the blocks of each block's ratio.`,
     '',
     nativeTable(comparison.rows),
   ];

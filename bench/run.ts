@@ -38,10 +38,10 @@ import { bytes, median, ms, p90, ratio, signedMs, table } from './stats.js';
 // As the worker entry does: reach libxml2's memory before libxml2-wasm loads, so the in-process
 // engine runs with the same XPath operation budget as the server's workers.
 captureWasmMemory();
-const { query } = await import('../src/engine/query.js');
+const { query } = await import('../src/engine/query/query.js');
 const { check } = await import('../src/engine/check.js');
-const { inspect } = await import('../src/engine/inspect.js');
-const { validate } = await import('../src/engine/validate.js');
+const { inspect } = await import('../src/engine/inspect/inspect.js');
+const { validate } = await import('../src/engine/validate/validate.js');
 const { format } = await import('../src/engine/format.js');
 const { parseDocument } = await import('../src/engine/parse.js');
 const { DocumentCache } = await import('../src/engine/runtime/document-cache.js');

@@ -11,7 +11,7 @@ import { captureWasmMemory } from '../src/engine/libxml2/memory.js';
 import { ORDER_SCHEMA } from '../test/support/order-schema.js';
 
 captureWasmMemory();
-const { validate } = await import('../src/engine/validate.js');
+const { validate } = await import('../src/engine/validate/validate.js');
 
 const XSD = ORDER_SCHEMA;
 

@@ -1,4 +1,4 @@
-import type { QueryResult } from '../../src/engine/query.js';
+import type { QueryResult } from '../../src/engine/query/query.js';
 import { expectError, type Plan } from './answer.js';
 import { allText, CATEGORIES, type Doc, FEED_NS, META_NS } from './documents.js';
 import { mismatchedTag } from './mismatched-tag.js';

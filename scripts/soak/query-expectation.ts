@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CUT_MARK } from '../../src/engine/marks.js';
-import type { QueryResult } from '../../src/engine/query.js';
+import type { QueryResult } from '../../src/engine/query/query.js';
 import { DEFAULT_OUTPUT_CHARS, MAX_OUTPUT_VALUES } from '../../src/limits.js';
 import { valuesText } from '../../src/tools/answer-text.js';
 import { type Check, clip, hasLoneSurrogate, summary, textOf, unicodeProblem } from './answer.js';

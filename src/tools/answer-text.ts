@@ -1,4 +1,4 @@
-import type { QueryResult } from '../engine/query.js';
+import type { QueryResult } from '../engine/query/query.js';
 
 /**
  * The text of one answer (docs/behaviour.md §2): a scalar as itself; the empty string and an

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { InspectResult } from '../engine/inspect.js';
+import type { InspectResult } from '../engine/inspect/inspect.js';
 import { XML_NAMESPACE } from '../engine/marks.js';
 import {
   DEFAULT_INSPECT_CHARS,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EngineError } from '../engine/errors.js';
 import { CUT_MARK } from '../engine/marks.js';
-import type { BatchEntry, QueryOutput, QueryResult } from '../engine/query.js';
+import type { BatchEntry, QueryOutput, QueryResult } from '../engine/query/query.js';
 import {
   DEFAULT_OUTPUT_CHARS,
   MAX_BATCH_EXPRESSIONS,

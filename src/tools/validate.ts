@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ValidateResult, Violation } from '../engine/validate.js';
+import type { ValidateResult, Violation } from '../engine/validate/validate.js';
 import { MAX_LISTED_VIOLATIONS, MAX_VIOLATION_TEXT_CHARS, VIOLATION_OUTPUT_CHARS } from '../limits.js';
 import {
   answering,

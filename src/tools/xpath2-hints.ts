@@ -1,5 +1,5 @@
 import { EngineError } from '../engine/errors.js';
-import { tokenize } from '../engine/xpath-tokens.js';
+import { tokenize } from '../engine/query/xpath-tokens.js';
 import { MAX_XPATH_LENGTH } from '../limits.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { query } from '../../src/engine/query.js';
-import { validate } from '../../src/engine/validate.js';
+import { query } from '../../src/engine/query/query.js';
+import { validate } from '../../src/engine/validate/validate.js';
 
 /**
  * Today's behaviour where libxml2 departs from the recommendations, as listed in

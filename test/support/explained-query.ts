@@ -1,7 +1,7 @@
 import { afterEach } from 'vitest';
-import { explainedQuery } from '../../src/engine/namespace-hints.js';
 import { parseDocument } from '../../src/engine/parse.js';
-import { queryDocument } from '../../src/engine/query.js';
+import { explainedQuery } from '../../src/engine/query/namespace-hints.js';
+import { queryDocument } from '../../src/engine/query/query.js';
 
 /**
  * A query as the worker runs it: the answer and, when it explains itself, the hint. Each

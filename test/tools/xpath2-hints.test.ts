@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EngineError } from '../../src/engine/errors.js';
-import { query } from '../../src/engine/query.js';
+import { query } from '../../src/engine/query/query.js';
 import { withXPath2Hint } from '../../src/tools/xpath2-hints.js';
 import { engineError } from '../engine/engine-error.js';
 

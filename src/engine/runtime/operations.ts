@@ -1,12 +1,18 @@
 import { LARGE_DOCUMENT_BYTES, MAX_CACHED_DOCUMENT_BYTES, MAX_SCHEMA_CHAIN } from '../../limits.js';
 import { type CheckResult, check } from '../check.js';
 import { type FormatOptions, formatToBytes } from '../format.js';
-import { type InspectResult, inspectDocument } from '../inspect.js';
-import { type ExplainedResult, explainedQuery } from '../namespace-hints.js';
+import { type InspectResult, inspectDocument } from '../inspect/inspect.js';
 import { parseDocument, withDocument } from '../parse.js';
-import { type BatchEntry, type OutputBudget, type QueryOutput, queryBatch, queryDocument } from '../query.js';
-import { type ValidateResult, validate } from '../validate.js';
-import type { Namespaces } from '../xpath-guard.js';
+import { type ExplainedResult, explainedQuery } from '../query/namespace-hints.js';
+import {
+  type BatchEntry,
+  type OutputBudget,
+  type QueryOutput,
+  queryBatch,
+  queryDocument,
+} from '../query/query.js';
+import type { Namespaces } from '../query/xpath-guard.js';
+import { type ValidateResult, validate } from '../validate/validate.js';
 import { DocumentCache } from './document-cache.js';
 
 /**

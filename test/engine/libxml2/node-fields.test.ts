@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type DocumentSize, generateDocument, SIZES } from '../../../bench/documents.js';
+import { type DocumentShape, documentShape, type PathShape } from '../../../src/engine/inspect/shape.js';
 import { heapBytes } from '../../../src/engine/libxml2/memory.js';
 import {
   accessorFields,
@@ -12,7 +13,6 @@ import {
   walk,
 } from '../../../src/engine/libxml2/tree.js';
 import { type ParsePurpose, parseDocument } from '../../../src/engine/parse.js';
-import { type DocumentShape, documentShape, type PathShape } from '../../../src/engine/shape.js';
 import { docbookBook, manyAttributes } from '../../support/shape-documents.js';
 
 const deep = (levels: number) => `${'<d>'.repeat(levels)}x${'</d>'.repeat(levels)}`;

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { check } from '../../../src/engine/check.js';
 import { readI32, stackPointer, writeI32 } from '../../../src/engine/libxml2/memory.js';
 import { armStackGuard, LIBXML2_STACK } from '../../../src/engine/libxml2/stack-guard.js';
-import { query } from '../../../src/engine/query.js';
-import { validate } from '../../../src/engine/validate.js';
+import { query } from '../../../src/engine/query/query.js';
+import { validate } from '../../../src/engine/validate/validate.js';
 import { MAX_SCHEMA_CHAIN } from '../../../src/limits.js';
 import { chainedSchema, nestedChainSchema } from '../../support/schema-chains.js';
 

@@ -2,7 +2,7 @@ import type { XmlDocument } from 'libxml2-wasm';
 import { describe, expect, it } from 'vitest';
 import { documentPointer } from '../../../src/engine/libxml2/tree.js';
 import { parseDocument } from '../../../src/engine/parse.js';
-import { queryDocument } from '../../../src/engine/query.js';
+import { queryDocument } from '../../../src/engine/query/query.js';
 import { DocumentCache } from '../../../src/engine/runtime/document-cache.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { xpathNumberToString } from '../../src/engine/xpath-number.js';
+import { xpathNumberToString } from '../../../src/engine/query/xpath-number.js';
 
 describe('xpathNumberToString', () => {
   it.each([

@@ -1,6 +1,6 @@
 import type { XmlDocument, XsdValidator } from 'libxml2-wasm';
-import { MAX_LISTED_VIOLATIONS, MAX_VIOLATION_TEXT_CHARS, VIOLATION_OUTPUT_CHARS } from '../limits.js';
-import { type RawViolation, validateDocument } from './libxml2/schema.js';
+import { MAX_LISTED_VIOLATIONS, MAX_VIOLATION_TEXT_CHARS, VIOLATION_OUTPUT_CHARS } from '../../limits.js';
+import { type RawViolation, validateDocument } from '../libxml2/schema.js';
 
 export interface Violation {
   message: string;

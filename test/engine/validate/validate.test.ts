@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { validate } from '../../src/engine/validate.js';
-import { MAX_LISTED_VIOLATIONS, MAX_VIOLATION_TEXT_CHARS, VIOLATION_OUTPUT_CHARS } from '../../src/limits.js';
-import { ORDER_SCHEMA } from '../support/order-schema.js';
-import { engineError } from './engine-error.js';
+import { validate } from '../../../src/engine/validate/validate.js';
+import {
+  MAX_LISTED_VIOLATIONS,
+  MAX_VIOLATION_TEXT_CHARS,
+  VIOLATION_OUTPUT_CHARS,
+} from '../../../src/limits.js';
+import { ORDER_SCHEMA } from '../../support/order-schema.js';
+import { engineError } from '../engine-error.js';
 
 const schema = ORDER_SCHEMA;
 

@@ -1,8 +1,8 @@
 import { XmlValidateError, XsdValidator } from 'libxml2-wasm';
-import { EngineError, isEngineTrap } from './errors.js';
-import { documentPointer } from './libxml2/tree.js';
-import { parseDocument, withDocument, type XmlSource } from './parse.js';
-import { evaluate } from './query.js';
+import { EngineError, isEngineTrap } from '../errors.js';
+import { documentPointer } from '../libxml2/tree.js';
+import { parseDocument, withDocument, type XmlSource } from '../parse.js';
+import { evaluate } from '../query/query.js';
 import { refuseDeepSchemaChains } from './schema-chains.js';
 import { validationFailure } from './validation-failure.js';
 import { runSchema, type Violation } from './violations.js';

@@ -8,7 +8,7 @@ import {
   namespaceAt,
   nodeFields,
   walk,
-} from './libxml2/tree.js';
+} from '../libxml2/tree.js';
 
 /** One distinct element path (`/project/dependencies/dependency`): the facts of its elements. */
 export interface PathShape {
@@ -76,7 +76,7 @@ export function documentShape(doc: XmlDocument, fields: NodeFields = nodeFields(
   /**
    * libxml2 name pointer → index into `names`, one map per prefix (0: none). A parsed document
    * interns every element and attribute name in its dictionary, so a pointer stands for one
-   * local name (test/engine/inspect.test.ts holds this).
+   * local name (test/engine/inspect/inspect.test.ts holds this).
    */
   const byPointer: Array<Map<number, number>> = [new Map()];
   const declarations = new Map<number, Declaration>();

@@ -1,8 +1,8 @@
-import { MAX_VIOLATION_TEXT_CHARS } from '../limits.js';
-import { EngineError } from './errors.js';
-import { documentPointer } from './libxml2/tree.js';
-import { withDocument, type XmlSource } from './parse.js';
-import { evaluate } from './query.js';
+import { MAX_VIOLATION_TEXT_CHARS } from '../../limits.js';
+import { EngineError } from '../errors.js';
+import { documentPointer } from '../libxml2/tree.js';
+import { withDocument, type XmlSource } from '../parse.js';
+import { evaluate } from '../query/query.js';
 import type { Violation } from './violations.js';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema';

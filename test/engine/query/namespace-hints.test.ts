@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { documentNames } from '../../src/engine/libxml2/names.js';
-import { operations } from '../../src/engine/runtime/operations.js';
-import { explainingQueries } from '../support/explained-query.js';
-import { engineError } from './engine-error.js';
+import { documentNames } from '../../../src/engine/libxml2/names.js';
+import { operations } from '../../../src/engine/runtime/operations.js';
+import { explainingQueries } from '../../support/explained-query.js';
+import { engineError } from '../engine-error.js';
 
-vi.mock('../../src/engine/libxml2/names.js', async (original) => {
-  const actual = await original<typeof import('../../src/engine/libxml2/names.js')>();
+vi.mock('../../../src/engine/libxml2/names.js', async (original) => {
+  const actual = await original<typeof import('../../../src/engine/libxml2/names.js')>();
   return { ...actual, documentNames: vi.fn(actual.documentNames) };
 });
 

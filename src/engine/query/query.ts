@@ -5,42 +5,27 @@ import {
   MAX_OUTPUT_VALUES,
   MAX_XPATH_OPERATIONS,
   MIN_NODE_MARKUP_CHARS,
-} from '../limits.js';
-import { EngineError, type EngineErrorCode } from './errors.js';
-import { cutAt, lineOf, serializeNode } from './libxml2/serialize.js';
-import { type DocumentRef, documentPointer, type NodeRef, stringValue } from './libxml2/tree.js';
+} from '../../limits.js';
+import { EngineError, type EngineErrorCode } from '../errors.js';
+import { cutAt, lineOf, serializeNode } from '../libxml2/serialize.js';
+import { type DocumentRef, documentPointer, type NodeRef, stringValue } from '../libxml2/tree.js';
 import {
   evaluateXPath,
   isXPathFailure,
   type XPathCost,
   type XPathFailure,
   type XPathValue,
-} from './libxml2/xpath.js';
-import { CUT_MARK } from './marks.js';
+} from '../libxml2/xpath.js';
+import { CUT_MARK } from '../marks.js';
+import { withDocument, type XmlSource } from '../parse.js';
 import { batchNames, type ExplainedResult, explainedQuery } from './namespace-hints.js';
 import { PathWriter } from './node-path.js';
 import { MAX_PADDED_VALUE_PROBES, type ProbeAllowance } from './padded-value-hint.js';
-import { withDocument, type XmlSource } from './parse.js';
+import type { OutputBudget, QueryOutput, QueryResult } from './result.js';
 import { checkBindings, guardExpression, type Namespaces } from './xpath-guard.js';
 import { xpathNumberToString } from './xpath-number.js';
 
-export interface QueryResult {
-  type: 'node-set' | 'number' | 'string' | 'boolean';
-  /** Nodes in a node-set; 1 for a scalar. */
-  count: number;
-  /** String-values (or markup, or paths: `QueryOutput`) in document order, or the one scalar value. */
-  values: string[];
-  /** With `output: "paths"`: the line of each node in `values`, 0 for the document node (it has none). */
-  lines?: number[];
-  /** Present when the output budget cut `values` (or, as markup, a node in it): the count stays exact. */
-  truncated?: true;
-}
-
-/**
- * What a node-set answers (docs/behaviour.md §2): each node's string-value, its markup, or its
- * location path and line. Scalars answer their value whatever is asked.
- */
-export type QueryOutput = 'values' | 'xml' | 'paths';
+export type { OutputBudget, QueryOutput, QueryResult } from './result.js';
 
 export { CUT_MARK };
 
@@ -49,11 +34,6 @@ export { CUT_MARK };
  * sentence saying why it has none and the error's code.
  */
 export type BatchEntry = { xpath: string } & (ExplainedResult | { error: string; code: EngineErrorCode });
-
-export interface OutputBudget {
-  maxChars: number;
-  maxValues: number;
-}
 
 const DEFAULT_BUDGET: OutputBudget = { maxChars: DEFAULT_OUTPUT_CHARS, maxValues: MAX_OUTPUT_VALUES };
 

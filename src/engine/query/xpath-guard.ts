@@ -1,5 +1,5 @@
-import { MAX_XPATH_LENGTH, MAX_XPATH_NESTING } from '../limits.js';
-import { EngineError } from './errors.js';
+import { MAX_XPATH_LENGTH, MAX_XPATH_NESTING } from '../../limits.js';
+import { EngineError } from '../errors.js';
 
 export type Namespaces = Record<string, string>;
 

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { generateDocument, SIZES } from '../../bench/documents.js';
-import { inspect, XML_NAMESPACE } from '../../src/engine/inspect.js';
+import { generateDocument, SIZES } from '../../../bench/documents.js';
+import { inspect, XML_NAMESPACE } from '../../../src/engine/inspect/inspect.js';
 import {
   MAX_INSPECT_NAME_CHARS,
   MAX_INSPECT_NAMES,
   MAX_INSPECT_NAMESPACES,
   MAX_OUTPUT_CHARS,
-} from '../../src/limits.js';
-import { DOCBOOK_NAME_COUNT, docbookBook, manyAttributes } from '../support/shape-documents.js';
+} from '../../../src/limits.js';
+import { DOCBOOK_NAME_COUNT, docbookBook, manyAttributes } from '../../support/shape-documents.js';
 
 describe('inspect', () => {
   it('counts depth from the root element as level 1, text one level deeper', () => {
@@ -89,7 +89,7 @@ describe('inspect within its budget', () => {
 });
 
 describe('inspect shows the shape a query needs', () => {
-  const pom = readFileSync(new URL('../fixtures/pom.xml', import.meta.url), 'utf8');
+  const pom = readFileSync(new URL('../../fixtures/pom.xml', import.meta.url), 'utf8');
 
   it('gives each element name its attributes with how many carry each, its children and its text', () => {
     const result = inspect(
@@ -126,7 +126,7 @@ describe('inspect shows the shape a query needs', () => {
   });
 
   it('lists xlink on an SVG and the xml namespace, which XPath needs no binding for', () => {
-    const svg = readFileSync(new URL('../fixtures/icon.svg.xml', import.meta.url), 'utf8');
+    const svg = readFileSync(new URL('../../fixtures/icon.svg.xml', import.meta.url), 'utf8');
     expect(inspect(svg).namespaces).toContainEqual({
       uri: 'http://www.w3.org/1999/xlink',
       prefixes: ['xlink'],

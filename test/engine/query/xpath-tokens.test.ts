@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenize } from '../../src/engine/xpath-tokens.js';
+import { tokenize } from '../../../src/engine/query/xpath-tokens.js';
 
 const nameTests = (expression: string) =>
   tokenize(expression).flatMap((token) =>

@@ -11,8 +11,8 @@ import {
   nextSibling,
   nodeType,
   parentOf,
-} from './libxml2/tree.js';
-import { XML_NAMESPACE } from './marks.js';
+} from '../libxml2/tree.js';
+import { XML_NAMESPACE } from '../marks.js';
 import type { Namespaces } from './xpath-guard.js';
 
 /** A step's node test: the step as written, and the key its siblings are counted by (`#countOne`). */

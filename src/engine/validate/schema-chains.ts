@@ -1,7 +1,7 @@
-import { MAX_SCHEMA_CHAIN } from '../limits.js';
-import { EngineError } from './errors.js';
-import { attributesOf, localName, NodeType, namespaceOf, walk } from './libxml2/tree.js';
-import { evaluate } from './query.js';
+import { MAX_SCHEMA_CHAIN } from '../../limits.js';
+import { EngineError } from '../errors.js';
+import { attributesOf, localName, NodeType, namespaceOf, walk } from '../libxml2/tree.js';
+import { evaluate } from '../query/query.js';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema';
 

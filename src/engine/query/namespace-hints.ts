@@ -1,10 +1,10 @@
 import type { XmlDocument } from 'libxml2-wasm';
-import { EngineError } from './errors.js';
-import { type DocumentNames, documentNames, type NameUse } from './libxml2/names.js';
-import { documentPointer } from './libxml2/tree.js';
-import { XML_NAMESPACE } from './marks.js';
+import { EngineError } from '../errors.js';
+import { type DocumentNames, documentNames, type NameUse } from '../libxml2/names.js';
+import { documentPointer } from '../libxml2/tree.js';
+import { XML_NAMESPACE } from '../marks.js';
 import { MAX_PADDED_VALUE_PROBES, type ProbeAllowance, paddedValueHint } from './padded-value-hint.js';
-import type { QueryResult } from './query.js';
+import type { QueryResult } from './result.js';
 import { type Namespaces, unboundPrefix } from './xpath-guard.js';
 import { tokenize, type XPathToken } from './xpath-tokens.js';
 

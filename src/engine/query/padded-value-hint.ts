@@ -1,7 +1,7 @@
 import type { XmlDocument } from 'libxml2-wasm';
-import { MAX_XPATH_OPERATIONS } from '../limits.js';
-import { documentPointer } from './libxml2/tree.js';
-import { evaluateXPath, isXPathFailure, type XPathValue } from './libxml2/xpath.js';
+import { MAX_XPATH_OPERATIONS } from '../../limits.js';
+import { documentPointer } from '../libxml2/tree.js';
+import { evaluateXPath, isXPathFailure, type XPathValue } from '../libxml2/xpath.js';
 import type { Namespaces } from './xpath-guard.js';
 import { tokenize, type XPathToken } from './xpath-tokens.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PADDED_VALUE_PROBES } from '../../src/engine/padded-value-hint.js';
-import { query, queryAll } from '../../src/engine/query.js';
-import { explainingQueries } from '../support/explained-query.js';
+import { MAX_PADDED_VALUE_PROBES } from '../../../src/engine/query/padded-value-hint.js';
+import { query, queryAll } from '../../../src/engine/query/query.js';
+import { explainingQueries } from '../../support/explained-query.js';
 
 const POM_NS = 'http://maven.apache.org/POM/4.0.0';
 const dependencies = (ns = '') =>

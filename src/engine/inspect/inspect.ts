@@ -4,11 +4,11 @@ import {
   MAX_INSPECT_NAME_CHARS,
   MAX_INSPECT_NAMES,
   MAX_INSPECT_NAMESPACES,
-} from '../limits.js';
-import { withDocument, type XmlSource } from './parse.js';
+} from '../../limits.js';
+import { withDocument, type XmlSource } from '../parse.js';
 import { type DocumentShape, documentShape, type NamespaceShape, type PathShape } from './shape.js';
 
-export { XML_NAMESPACE } from './marks.js';
+export { XML_NAMESPACE } from '../marks.js';
 
 export interface NamespaceUse {
   uri: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { query } from '../../src/engine/query.js';
-import { engineError } from './engine-error.js';
+import { query } from '../../../src/engine/query/query.js';
+import { engineError } from '../engine-error.js';
 
 const library = `<?xml version="1.0"?>
 <library xmlns:m="urn:meta">

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { validate } from '../../src/engine/validate.js';
-import { MAX_SCHEMA_CHAIN } from '../../src/limits.js';
+import { validate } from '../../../src/engine/validate/validate.js';
+import { MAX_SCHEMA_CHAIN } from '../../../src/limits.js';
 import {
   CHAIN_KINDS,
   chainedSchema,
   cycleCutChainSchema,
   nestedChainSchema,
-} from '../support/schema-chains.js';
-import { engineError } from './engine-error.js';
+} from '../../support/schema-chains.js';
+import { engineError } from '../engine-error.js';
 
 const XS = 'http://www.w3.org/2001/XMLSchema';
 
