@@ -9,8 +9,10 @@
 export const TYPE = 4;
 export const NAME = 8;
 export const CHILDREN = 12;
+export const LAST = 16;
 export const PARENT = 20;
 export const NEXT = 24;
+export const PREV = 28;
 export const NS = 36;
 export const CONTENT = 40;
 export const PROPERTIES = 44;
