@@ -1,0 +1,417 @@
+/**
+ * PROTOTYPE (branch wip-xpath31-measure): XPath 3.1 over a document parsed by libxml2, evaluated
+ * by fontoxpath through its external DOM facade (`IDomFacade`). Nothing is copied: each libxml2
+ * node fontoxpath reaches gets one small JavaScript wrapper, made on first sight and cached by
+ * pointer, so results map back to libxml2 nodes (`NodeRef`) and the engine's existing output
+ * forms (markup, paths) apply to them.
+ *
+ * The wrappers read the node structs straight from the WebAssembly memory (node-offsets.ts). A
+ * view must not be used after its document is disposed, and must be `refresh`ed (done by
+ * `evaluate`) after anything allocated in libxml2's heap, which may replace the memory's buffer.
+ */
+import {
+  type Bucket,
+  evaluateXPath,
+  type Node as FontoNode,
+  type IDomFacade,
+  type Options,
+} from 'fontoxpath';
+import { XmlNsStruct, xmlNodeGetContent } from 'libxml2-wasm/lib/libxml2.mjs';
+import { heapWords } from './memory.js';
+import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
+import type { DocumentRef, NodeRef } from './tree.js';
+
+const ELEMENT = 1;
+const ATTRIBUTE = 2;
+const TEXT = 3;
+const CDATA = 4;
+const PI = 7;
+const COMMENT = 8;
+const DOCUMENT = 9;
+
+const utf8 = new TextDecoder('utf-8');
+
+/** A libxml2 node as fontoxpath sees it: the DOM-like fields it reads, plus the pointer. */
+export class LxNode {
+  /** Memoized child list (with no bucket), for document-order comparisons that ask it again and again. */
+  kids: LxNode[] | undefined = undefined;
+  readonly view: Xpath31View;
+  readonly ptr: NodeRef;
+  readonly nodeType: number;
+  readonly localName: string | null;
+  readonly namespaceURI: string | null;
+  readonly prefix: string | null;
+  readonly nodeName: string;
+  /** `name-<localName>` for elements and attributes: the bucket they match, one string per name. */
+  readonly nameBucket: string | null;
+  constructor(
+    view: Xpath31View,
+    ptr: NodeRef,
+    nodeType: number,
+    localName: string | null,
+    namespaceURI: string | null,
+    prefix: string | null,
+    nodeName: string,
+    nameBucket: string | null,
+  ) {
+    this.view = view;
+    this.ptr = ptr;
+    this.nodeType = nodeType;
+    this.localName = localName;
+    this.namespaceURI = namespaceURI;
+    this.prefix = prefix;
+    this.nodeName = nodeName;
+    this.nameBucket = nameBucket;
+  }
+  /** Text, comment and processing-instruction content; an attribute's value. */
+  get data(): string {
+    return this.view.dataOf(this);
+  }
+  get value(): string {
+    return this.view.dataOf(this);
+  }
+  get name(): string {
+    return this.nodeName;
+  }
+  get target(): string {
+    return this.nodeName;
+  }
+}
+
+/** fontoxpath's `IDomFacade` over the wrappers (typed loosely: its Attr/Element types want non-null names). */
+export class Xpath31View {
+  #words: Int32Array;
+  #bytes: Uint8Array;
+  readonly #nodes = new Map<number, LxNode>();
+  readonly #names = new Map<number, { local: string; bucket: string }>();
+  readonly #spaces = new Map<number, { uri: string; prefix: string | null }>();
+  readonly document: LxNode;
+
+  readonly docPtr: DocumentRef;
+
+  constructor(docPtr: DocumentRef) {
+    this.docPtr = docPtr;
+    const words = heapWords();
+    if (!words) throw new Error('xpath31-view needs the WebAssembly memory (captureWasmMemory)');
+    this.#words = words;
+    this.#bytes = new Uint8Array(words.buffer);
+    this.document = this.wrap(docPtr) as LxNode;
+  }
+
+  /** Renews the memory views after libxml2 allocated (the buffer is replaced when memory grows). */
+  refresh(): void {
+    if (this.#words.buffer.byteLength !== 0 && this.#words.buffer === heapWords()?.buffer) return;
+    const words = heapWords() as Int32Array;
+    this.#words = words;
+    this.#bytes = new Uint8Array(words.buffer);
+  }
+
+  /** Number of wrappers made so far (one per libxml2 node fontoxpath reached). */
+  get size(): number {
+    return this.#nodes.size;
+  }
+
+  #at(address: number): number {
+    return this.#words[address >>> 2] as number;
+  }
+
+  #string(address: number): string {
+    if (address === 0) return '';
+    const bytes = this.#bytes;
+    const end = bytes.indexOf(0, address);
+    return utf8.decode(bytes.subarray(address, end));
+  }
+
+  #name(node: number): { local: string; bucket: string } {
+    const namePtr = this.#at(node + NAME);
+    let name = this.#names.get(namePtr);
+    if (name === undefined) {
+      const local = this.#string(namePtr);
+      name = { local, bucket: `name-${local}` };
+      this.#names.set(namePtr, name);
+    }
+    return name;
+  }
+
+  #space(nsPtr: number): { uri: string; prefix: string | null } {
+    let space = this.#spaces.get(nsPtr);
+    if (space === undefined) {
+      space = { uri: XmlNsStruct.href(nsPtr) ?? '', prefix: XmlNsStruct.prefix(nsPtr) || null };
+      this.#spaces.set(nsPtr, space);
+    }
+    return space;
+  }
+
+  /** The wrapper of a node fontoxpath may see, or null for the kinds it must not (DTD, XInclude …). */
+  wrap(ptr: number): LxNode | null {
+    if (ptr === 0) return null;
+    const known = this.#nodes.get(ptr);
+    if (known !== undefined) return known;
+    let type = this.#at(ptr + TYPE);
+    let node: LxNode;
+    switch (type) {
+      case ELEMENT:
+      case ATTRIBUTE: {
+        const name = this.#name(ptr);
+        const nsPtr = this.#at(ptr + NS);
+        const space = nsPtr === 0 ? null : this.#space(nsPtr);
+        const prefix = space?.prefix ?? null;
+        node = new LxNode(
+          this,
+          ptr,
+          type,
+          name.local,
+          space ? space.uri : null,
+          prefix,
+          prefix ? `${prefix}:${name.local}` : name.local,
+          name.bucket,
+        );
+        break;
+      }
+      case CDATA:
+      case TEXT:
+        type = TEXT;
+        node = new LxNode(this, ptr, type, null, null, null, '#text', null);
+        break;
+      case COMMENT:
+        node = new LxNode(this, ptr, type, null, null, null, '#comment', null);
+        break;
+      case PI:
+        node = new LxNode(this, ptr, type, null, null, null, this.#name(ptr).local, null);
+        break;
+      case DOCUMENT:
+        node = new LxNode(this, ptr, type, null, null, null, '#document', null);
+        break;
+      default:
+        return null;
+    }
+    this.#nodes.set(ptr, node);
+    return node;
+  }
+
+  dataOf(node: LxNode): string {
+    if (node.nodeType === ATTRIBUTE) {
+      const first = this.#at(node.ptr + CHILDREN);
+      if (first === 0) return '';
+      if (this.#at(first + NEXT) === 0 && this.#at(first + TYPE) === TEXT)
+        return this.#string(this.#at(first + CONTENT));
+      const value = xmlNodeGetContent(node.ptr) ?? '';
+      this.refresh();
+      return value;
+    }
+    if (node.nodeType === ELEMENT || node.nodeType === DOCUMENT) return '';
+    return this.#string(this.#at(node.ptr + CONTENT));
+  }
+
+  // ---- IDomFacade ----
+
+  getAllAttributes(node: FontoNode, bucket: Bucket | null = null): LxNode[] {
+    const element = node as LxNode;
+    if (element.nodeType !== ELEMENT) return [];
+    const attributes: LxNode[] = [];
+    for (let attr = this.#at(element.ptr + PROPERTIES); attr !== 0; attr = this.#at(attr + NEXT)) {
+      const wrapped = this.wrap(attr) as LxNode;
+      if (bucket === null || matches(wrapped, bucket)) attributes.push(wrapped);
+    }
+    return attributes;
+  }
+
+  getAttribute(node: FontoNode, attributeName: string): string | null {
+    const element = node as LxNode;
+    if (element.nodeType !== ELEMENT) return null;
+    for (let attr = this.#at(element.ptr + PROPERTIES); attr !== 0; attr = this.#at(attr + NEXT)) {
+      const wrapped = this.wrap(attr) as LxNode;
+      if (wrapped.nodeName === attributeName) return this.dataOf(wrapped);
+    }
+    return null;
+  }
+
+  getChildNodes(node: FontoNode, bucket: Bucket | null = null): LxNode[] {
+    const parent = node as LxNode;
+    if (parent.nodeType !== ELEMENT && parent.nodeType !== DOCUMENT) return [];
+    let kids = parent.kids;
+    if (kids === undefined) {
+      kids = [];
+      for (let child = this.#at(parent.ptr + CHILDREN); child !== 0; child = this.#at(child + NEXT)) {
+        const wrapped = this.wrap(child);
+        if (wrapped !== null) kids.push(wrapped);
+      }
+      parent.kids = kids;
+    }
+    return bucket === null ? kids : kids.filter((kid) => matches(kid, bucket));
+  }
+
+  getData(node: FontoNode): string {
+    return this.dataOf(node as LxNode);
+  }
+
+  getFirstChild(node: FontoNode, bucket: Bucket | null = null): LxNode | null {
+    const parent = node as LxNode;
+    if (parent.nodeType !== ELEMENT && parent.nodeType !== DOCUMENT) return null;
+    return this.#forward(this.#at(parent.ptr + CHILDREN), bucket);
+  }
+
+  getLastChild(node: FontoNode, bucket: Bucket | null = null): LxNode | null {
+    const parent = node as LxNode;
+    if (parent.nodeType !== ELEMENT && parent.nodeType !== DOCUMENT) return null;
+    return this.#backward(this.#at(parent.ptr + LAST), bucket);
+  }
+
+  getNextSibling(node: FontoNode, bucket: Bucket | null = null): LxNode | null {
+    const sibling = node as LxNode;
+    if (sibling.nodeType === ATTRIBUTE || sibling.nodeType === DOCUMENT) return null;
+    return this.#forward(this.#at(sibling.ptr + NEXT), bucket);
+  }
+
+  getPreviousSibling(node: FontoNode, bucket: Bucket | null = null): LxNode | null {
+    const sibling = node as LxNode;
+    if (sibling.nodeType === ATTRIBUTE || sibling.nodeType === DOCUMENT) return null;
+    return this.#backward(this.#at(sibling.ptr + PREV), bucket);
+  }
+
+  getParentNode(node: FontoNode): LxNode | null {
+    const child = node as LxNode;
+    if (child.nodeType === DOCUMENT) return null;
+    return this.wrap(this.#at(child.ptr + PARENT));
+  }
+
+  #forward(start: number, bucket: Bucket | null): LxNode | null {
+    for (let ptr = start; ptr !== 0; ptr = this.#at(ptr + NEXT)) {
+      const wrapped = this.wrap(ptr);
+      if (wrapped !== null && (bucket === null || matches(wrapped, bucket))) return wrapped;
+    }
+    return null;
+  }
+
+  #backward(start: number, bucket: Bucket | null): LxNode | null {
+    for (let ptr = start; ptr !== 0; ptr = this.#at(ptr + PREV)) {
+      const wrapped = this.wrap(ptr);
+      if (wrapped !== null && (bucket === null || matches(wrapped, bucket))) return wrapped;
+    }
+    return null;
+  }
+}
+
+/** fontoxpath's own bucket test (its default facade): type, element-or-attribute, or local name. */
+function matches(node: LxNode, bucket: string): boolean {
+  const type = node.nodeType;
+  if (
+    (type === ELEMENT || type === ATTRIBUTE) &&
+    (bucket === node.nameBucket || bucket === 'type-1-or-type-2')
+  )
+    return true;
+  return bucket === TYPE_BUCKETS[type];
+}
+const TYPE_BUCKETS = Array.from({ length: 12 }, (_, type) => `type-${type}`);
+
+export type Xpath31Item =
+  | { kind: 'node'; node: NodeRef; nodeType: number }
+  /** `text` is the value as XPath 3.1's string() gives it (doubles in the 1.0E21 form). */
+  | { kind: 'atomic'; type: string; text: string }
+  /** Maps and arrays as fontoxpath converts them to JavaScript (lossy: members lose their types). */
+  | { kind: 'map' | 'array' | 'function'; value: unknown };
+
+export interface Xpath31Options {
+  /** A view of the same document made before: its wrappers are reused (the first call makes them). */
+  view?: Xpath31View;
+  language?: 'xpath' | 'xquery';
+}
+
+/** The atomic types whose name is reported, most specific first (`instance of` is true for supertypes). */
+const ATOMIC_TYPES = [
+  'xs:integer',
+  'xs:decimal',
+  'xs:double',
+  'xs:float',
+  'xs:string',
+  'xs:boolean',
+  'xs:untypedAtomic',
+  'xs:anyURI',
+  'xs:QName',
+  'xs:dateTime',
+  'xs:date',
+  'xs:time',
+  'xs:dayTimeDuration',
+  'xs:yearMonthDuration',
+  'xs:duration',
+  'xs:gYearMonth',
+  'xs:gYear',
+  'xs:gMonthDay',
+  'xs:gDay',
+  'xs:gMonth',
+  'xs:hexBinary',
+  'xs:base64Binary',
+];
+const TYPE_CHAIN = `${ATOMIC_TYPES.map((type) => `if (. instance of ${type}) then '${type}' else `).join('')}'xs:anyAtomicType'`;
+const ATOMIC_KEY = 'oxml-xpath31-atomic';
+/**
+ * Applied to each item of the user's expression: an atomic value becomes a map of its type and
+ * string(), since fontoxpath hands atomics to JavaScript as numbers, Dates or internal objects
+ * (durations) and the type is lost (1e21 and 10000000000000000000000 are the same number).
+ */
+const ITEM_INFO = ` ! (if (. instance of xs:anyAtomicType) then map{'${ATOMIC_KEY}': (${TYPE_CHAIN}), 'text': string(.)} else .)`;
+
+/**
+ * Evaluates an XPath 3.1 expression with the document node as context item. Prefixes are bound
+ * only by \`namespaces\` (never from the document); an unprefixed name test is in no namespace,
+ * as in XPath 1.0. Nodes come back as libxml2 pointers, in fontoxpath's order (document order
+ * for path expressions). Errors are fontoxpath's (\`Error\` whose message starts with the W3C
+ * code, e.g. XPST0003, with a \`position\` for syntax errors).
+ */
+export function evaluateXPath31(
+  doc: DocumentRef,
+  expression: string,
+  namespaces: Record<string, string>,
+  options: Xpath31Options = {},
+): Xpath31Item[] {
+  const view = options.view ?? new Xpath31View(doc);
+  view.refresh();
+  const bound = new Map(Object.entries(namespaces));
+  const fontoOptions: Options = {
+    namespaceResolver: (prefix: string) => (prefix === '' ? null : (bound.get(prefix) ?? null)),
+    language:
+      options.language === 'xquery' ? evaluateXPath.XQUERY_3_1_LANGUAGE : evaluateXPath.XPATH_3_1_LANGUAGE,
+  };
+  const run = (text: string) =>
+    evaluateXPath(
+      text,
+      view.document,
+      view as unknown as IDomFacade,
+      null,
+      evaluateXPath.ALL_RESULTS_TYPE,
+      fontoOptions,
+    ) as unknown[];
+  let results: unknown[];
+  try {
+    // The newline ends a trailing comment-free line; the user's text is parsed first on its own
+    // below when the wrapped one fails to parse, so positions are the user's.
+    results = run(`(${expression}\n)${ITEM_INFO}`);
+  } catch (error) {
+    if (error instanceof Error && /XPST0003/.test(error.message)) run(expression);
+    throw error;
+  }
+  return results.map(toItem);
+}
+
+function toItem(value: unknown): Xpath31Item {
+  if (value instanceof LxNode) return { kind: 'node', node: value.ptr, nodeType: value.nodeType };
+  if (Array.isArray(value)) return { kind: 'array', value };
+  if (typeof value === 'function') return { kind: 'function', value };
+  if (typeof value === 'object' && value !== null && ATOMIC_KEY in value) {
+    const info = value as Record<string, string>;
+    const type = info[ATOMIC_KEY] as string;
+    const text = info.text as string;
+    return {
+      kind: 'atomic',
+      type,
+      text: type === 'xs:double' || type === 'xs:float' ? canonicalDouble(text) : text,
+    };
+  }
+  return { kind: 'map', value };
+}
+
+/** fontoxpath writes 1E21 and 1E-7; XPath 3.1 (casting to xs:string) writes 1.0E21 and 1.0E-7. */
+function canonicalDouble(text: string): string {
+  const scientific = /^(-?\d)(?:\.(\d+))?E\+?(-?\d+)$/.exec(text);
+  return scientific ? `${scientific[1]}.${scientific[2] ?? '0'}E${scientific[3]}` : text;
+}
