@@ -410,8 +410,16 @@ function toItem(value: unknown): Xpath31Item {
   return { kind: 'map', value };
 }
 
-/** fontoxpath writes 1E21 and 1E-7; XPath 3.1 (casting to xs:string) writes 1.0E21 and 1.0E-7. */
+/**
+ * XPath 3.1 casts an xs:double to xs:string as a decimal for 1e-6 <= |x| < 1e6 and as
+ * 1.0E6, 1.23456789E7, 1.0E-7 outside it; fontoxpath writes 1000000, 12345678.9 and 1E-7.
+ */
 function canonicalDouble(text: string): string {
-  const scientific = /^(-?\d)(?:\.(\d+))?E\+?(-?\d+)$/.exec(text);
-  return scientific ? `${scientific[1]}.${scientific[2] ?? '0'}E${scientific[3]}` : text;
+  if (text === 'NaN' || text === 'INF' || text === '-INF' || text === '-0' || text === '0') return text;
+  const value = Number(text);
+  if (!Number.isFinite(value)) return value > 0 ? 'INF' : value < 0 ? '-INF' : 'NaN';
+  const magnitude = Math.abs(value);
+  if (magnitude === 0 || (magnitude >= 1e-6 && magnitude < 1e6)) return String(value);
+  const [mantissa, exponent] = value.toExponential().split('e') as [string, string];
+  return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
 }

@@ -67,6 +67,13 @@ describe('evaluateXPath31 (fontoxpath over libxml2 pointers)', () => {
       'xs:string a1',
       'xs:boolean true',
     ]);
+    expect(atomics(run('(xs:double(1000000), 12345678.9e0, -1.5e-7, 1e0 div 0, 0e0 div 0)'))).toEqual([
+      'xs:double 1.0E6',
+      'xs:double 1.23456789E7',
+      'xs:double -1.5E-7',
+      'xs:double INF',
+      'xs:double NaN',
+    ]);
     expect(atomics(run('xs:dateTime("2024-01-31T10:00:00Z") - xs:dateTime("2024-01-30T09:30:00Z")'))).toEqual(
       ['xs:dayTimeDuration P1DT30M'],
     );
