@@ -125,6 +125,15 @@ export const MAX_WORKER_HEAP_BYTES = 512 * 1024 * 1024;
 export const WORKER_HEAP_CEILING_BYTES = 768 * 1024 * 1024;
 
 /**
+ * The JavaScript heap (V8's old generation) of a worker, in MiB: XPath 3.1 runs there
+ * (fontoxpath), and `string-join(1 to 50000000)` or a million maps would otherwise take the
+ * process to gigabytes before the time budget ends them. Past it V8 stops the worker, the call
+ * answers `out-of-memory` and the pool starts another. The view of an 8 MiB document (~550,000
+ * node wrappers) takes ~70 MiB of it.
+ */
+export const WORKER_JS_HEAP_MB = 512;
+
+/**
  * Calls the engine pool serves between two recycles: each time the worker that has served the
  * most is replaced by a fresh one, started and warmed first (a rolling restart). A backstop:
  * with one large document at a time the heaps stay flat (ADR 0008), and whatever still creeps

@@ -20,8 +20,10 @@ const INSTRUCTIONS =
   'Pass the document text (never a path or URL) in the `xml` argument once: answers end with its handle ' +
   '(`document: d_…`), which later calls take as `document` instead (not in stateless HTTP requests). ' +
   'On an unfamiliar document call xml_inspect first: it gives the element names and the namespaces ' +
-  'xml_query needs. Then use xml_query for counts, values and filters: XPath 1.0 only (no lower-case(), ' +
-  'max() or matches()), where an unprefixed name matches only elements in no namespace. Ask several ' +
+  'xml_query needs. Then use xml_query for counts, values and filters in XPath 1.0, or XPath 3.1 for what ' +
+  '1.0 cannot say (sum over computed values, distinct-values, sort or `order by`, dates, regex, for/let, ' +
+  'group by as distinct-values + count): the server does the arithmetic. An unprefixed name matches only ' +
+  'elements in no namespace. Ask several ' +
   'questions in one call with an array of expressions; `output: "xml"` shows matched records whole, ' +
   '`"paths"` where they are. xml_check for ' +
   'well-formedness; xml_validate for XSD; xml_format to pretty-print.';

@@ -93,20 +93,25 @@ describe('values that start or end with a space', () => {
   });
 });
 
-describe('XPath 2.0 functions', () => {
-  it('are an isError that says how to write them in XPath 1.0', async () => {
+describe('XPath 2.0+ functions', () => {
+  it('are answered as XPath 3.1, and the answer says so', async () => {
     const result = await call('xml_query', { xml: '<r><p>3</p><p>7</p></r>', xpath: 'max(//p)' });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toBe('7\n(evaluated as XPath 3.1)');
+    expect(answer(result)).toEqual({ type: 'number', count: 1, values: ['7'], xpath_version: '3.1' });
+    expect(text(await call('xml_query', { xml: '<r/>', xpath: 'fn:lower-case("A")' }))).toBe(
+      'a\n(evaluated as XPath 3.1)',
+    );
+  });
+
+  it('says what to write instead of a function neither XPath here has', async () => {
+    const result = await call('xml_query', {
+      xml: '<r><p>3.14159</p></r>',
+      xpath: "format-number(//p, '0.00')",
+    });
     expect(result.isError).toBe(true);
-    expect(text(result)).toContain(
-      '`max()` is not XPath 1.0; the largest is the node no other exceeds: `//p[not(. < //p)]`.',
-    );
-    expect(
-      text(await call('xml_query', { xml: '<r><p>3</p><p>7</p></r>', xpath: '//p[not(. < //p)]' })),
-    ).toBe('7');
-    const prefixed = await call('xml_query', { xml: '<r/>', xpath: 'fn:lower-case("A")' });
-    expect(text(prefixed)).toContain(
-      "translate(\"A\", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')",
-    );
+    expect(text(result)).toContain('XPST0017');
+    expect(text(result)).toContain('`format-number()`: round-half-to-even(x, 2) rounds to two decimals');
   });
 });
 

@@ -2,10 +2,25 @@ import type { QueryResult } from '../engine/query/query.js';
 
 /**
  * The text of one answer (docs/behaviour.md §2): a scalar as itself; the empty string and an
- * empty node-set in words; several nodes under a line that gives their count, then `nodeLines`.
+ * empty node-set in words; several nodes (or items of an XPath 3.1 sequence) under a line that
+ * gives their count, then `nodeLines`; and a last line when XPath 3.1 answered.
  */
 export function valuesText(result: QueryResult, xpath: string): string {
+  return answerText(result, xpath) + versionLine(result);
+}
+
+/** Said once per answer, so a model knows which language's rules the values followed. */
+export function versionLine(result: QueryResult): string {
+  return result.xpath_version === undefined ? '' : `\n(evaluated as XPath ${result.xpath_version})`;
+}
+
+function answerText(result: QueryResult, xpath: string): string {
   const [first = ''] = result.values;
+  if (result.type === 'sequence') {
+    if (result.count === 0) return `\`${xpath}\` is the empty sequence.`;
+    if (result.count === 1) return first;
+    return `${result.count} items in \`${xpath}\`:\n${nodeLines(result)}`;
+  }
   if (result.type === 'string' && first === '' && !result.truncated)
     return `\`${xpath}\` is the empty string.`;
   if (result.type !== 'node-set')

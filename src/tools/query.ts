@@ -10,10 +10,10 @@ import {
   MAX_XPATH_LENGTH,
   MIN_OUTPUT_CHARS,
 } from '../limits.js';
-import { allEmpty, hintText, nodeLines, valuesText } from './answer-text.js';
+import { allEmpty, hintText, nodeLines, valuesText, versionLine } from './answer-text.js';
+import { withMissingFunctionHint } from './missing-function-hints.js';
 import { namespacesArgument } from './namespaces-argument.js';
 import { answering, type Declares, defineTool, documentArguments, encode, toolResult } from './tool.js';
-import { withXPath2Hint } from './xpath2-hints.js';
 
 /**
  * A batch's bounds, checked before zod reads an element (so a huge array is refused at once, as
@@ -51,7 +51,7 @@ const input = z.object({
       }),
     )
     .describe(
-      `XPath 1.0 expression, evaluated with the document node as context, e.g. count(//item); or an array of up to ${MAX_BATCH_EXPRESSIONS}.`,
+      `XPath 1.0 or 3.1 expression, document node as context, e.g. count(//item) or sum(//item ! number(@price)); or an array of up to ${MAX_BATCH_EXPRESSIONS}.`,
     ),
   namespaces: namespacesArgument.optional(),
   output: z
@@ -74,11 +74,12 @@ const input = z.object({
  */
 const output = z.object({
   xpath: z.string().optional(),
-  type: z.enum(['node-set', 'number', 'string', 'boolean']).optional(),
+  type: z.enum(['node-set', 'number', 'string', 'boolean', 'sequence', 'map', 'array']).optional(),
   count: z.int().min(0).optional(),
   values: z.array(z.string()).optional(),
   lines: z.array(z.int()).optional(),
   truncated: z.literal(true).optional(),
+  xpath_version: z.literal('3.1').optional(),
   error: z.string().optional(),
   results: z.array(z.unknown().meta({ $ref: '#' })).optional(),
 });
@@ -90,7 +91,7 @@ export const xmlQuery = defineTool({
   name: 'xml_query',
   title: 'Query XML with XPath',
   description:
-    'Evaluate XPath 1.0 on an XML document and get the exact answer: a count, a value, or each matched node in document order as its string-value, markup or path (`output`); an array of expressions is answered in order from one parse. Use it instead of reading or counting by eye. Prefixed names need `namespaces` (xml_inspect lists them); an empty answer says when a name is in a namespace.',
+    'Evaluate XPath on an XML document and get the exact answer: a count, a value, or each matched node in document order as its string-value, markup or path (`output`); an array of expressions is answered in order from one parse. XPath 1.0, or XPath 3.1 when 1.0 cannot say it (aggregates over computed values, distinct-values, sort, dates, regex, for/let). Use it instead of reading, counting or computing by eye. Prefixed names need `namespaces` (xml_inspect lists them); an empty answer says when a name is in a namespace.',
   input,
   output,
   async run({ xml, xpath, namespaces, output, max_chars }, { engine, call, cacheAs }) {
@@ -110,7 +111,7 @@ export const xmlQuery = defineTool({
       const { hint, ...result } = await engine
         .run('query', { ...common, xpath }, call)
         .catch((error: unknown) => {
-          throw withXPath2Hint(error, xpath);
+          throw withMissingFunctionHint(error);
         });
       return toolResult(
         valuesText(result, xpath) + truncationNote(result, output, max_chars) + hintText(hint),
@@ -128,7 +129,7 @@ function truncationNote(result: QueryResult, output: QueryOutput, maxChars: numb
   const left = result.count - shown;
   const cut = result.values.filter((value) => value.endsWith(CUT_MARK)).length;
   const parts =
-    result.type !== 'node-set'
+    result.type !== 'node-set' && result.type !== 'sequence'
       ? ['The value was cut']
       : [
           left > 0
@@ -154,9 +155,9 @@ function structuredEntry(entry: BatchEntry): z.infer<typeof output> {
   return result;
 }
 
-/** An entry's error, with how to write an XPath 2.0 call it made in XPath 1.0. */
+/** An entry's error, with what to write instead of a function this server's XPath lacks. */
 function entryError(entry: Extract<BatchEntry, { error: string }>): string {
-  const error = withXPath2Hint(new EngineError({ code: entry.code, message: entry.error }), entry.xpath);
+  const error = withMissingFunctionHint(new EngineError({ code: entry.code, message: entry.error }));
   const message = error instanceof Error ? error.message : entry.error;
   // The heading names the expression; a long one is not quoted whole again in its error.
   return entry.xpath.length > HEADING_CHARS
@@ -173,7 +174,7 @@ function renderBatch(results: BatchEntry[], output: QueryOutput, maxChars: numbe
     .map((entry, index) => {
       const heading = `${index + 1}. \`${headingOf(entry.xpath)}\``;
       if ('error' in entry) return `${heading} → error: ${indent(entryError(entry))}`;
-      return `${heading} → ${entryText(entry)}${indent(truncationNote(entry, output, maxChars, true) + hintText(entry.hint))}`;
+      return `${heading} → ${entryText(entry)}${indent(truncationNote(entry, output, maxChars, true) + hintText(entry.hint) + versionLine(entry))}`;
     })
     .join('\n');
 }
@@ -193,6 +194,10 @@ function headingOf(xpath: string): string {
 const HEADING_CHARS = 120;
 
 function entryText(entry: QueryResult): string {
+  if (entry.type === 'sequence' && entry.count !== 1) {
+    if (entry.count === 0) return 'the empty sequence.';
+    return `${entry.count} items:\n   ${indent(nodeLines(entry))}`;
+  }
   if (entry.type !== 'node-set') return scalarText(entry);
   const nodes = `${entry.count} node${entry.count === 1 ? '' : 's'}`;
   if (entry.count === 0) return `${nodes} matched.`;

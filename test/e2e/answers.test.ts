@@ -42,7 +42,7 @@ describe('the built binary explains what a model cannot see', () => {
     expect(text(advised)).toBe('2 nodes matched `//p:dependency/p:artifactId`:\njunit\nguava');
   });
 
-  it('an unbound attribute prefix, an XPath 2.0 function, a path instead of a document', async () => {
+  it('an unbound attribute prefix, an XPath 3.1 function given many values, a path instead of a document', async () => {
     const xsi = await call('xml_query', { xml: pom, xpath: 'string(//@xsi:schemaLocation)' });
     expect(text(xsi)).toContain('"namespaces": {"xsi":"http://www.w3.org/2001/XMLSchema-instance"}');
     const lower = await call('xml_query', {
@@ -51,8 +51,15 @@ describe('the built binary explains what a model cannot see', () => {
       namespaces: { p: POM },
     });
     expect(lower.isError).toBe(true);
-    expect(text(lower)).toContain(
-      "`translate(//p:artifactId[1], 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`",
+    expect(text(lower)).toContain('XPTY0004');
+    expect(text(lower)).toContain('apply it to each with `!`');
+    const each = await call('xml_query', {
+      xml: pom,
+      xpath: '//p:dependency/p:artifactId ! upper-case(.)',
+      namespaces: { p: POM },
+    });
+    expect(text(each)).toBe(
+      '2 items in `//p:dependency/p:artifactId ! upper-case(.)`:\nJUNIT\nGUAVA\n(evaluated as XPath 3.1)',
     );
     const path = await call('xml_inspect', { xml: '/home/me/project/pom.xml' });
     expect(text(path)).toContain(

@@ -9,13 +9,9 @@
  * view must not be used after its document is disposed, and must be `refresh`ed (done by
  * `evaluate`) after anything allocated in libxml2's heap, which may replace the memory's buffer.
  */
-import {
-  type Bucket,
-  evaluateXPath,
-  type Node as FontoNode,
-  type IDomFacade,
-  type Options,
-} from 'fontoxpath';
+
+import type { Bucket, Node as FontoNode, IDomFacade, Options } from 'fontoxpath';
+import * as fontoxpathModule from 'fontoxpath';
 import { XmlNsStruct, xmlNodeGetContent } from 'libxml2-wasm/lib/libxml2.mjs';
 import { heapWords } from './memory.js';
 import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
@@ -28,6 +24,12 @@ const CDATA = 4;
 const PI = 7;
 const COMMENT = 8;
 const DOCUMENT = 9;
+
+// fontoxpath ships a UMD file as `main`, whose names Node's ESM loader cannot see (tsx, the tests'
+// workers), and an ES module as `module` (the bundle); both have the API as their default export.
+const { evaluateXPath, registerCustomXPathFunction } = ((
+  fontoxpathModule as unknown as { default?: typeof fontoxpathModule }
+).default ?? fontoxpathModule) as typeof fontoxpathModule;
 
 const utf8 = new TextDecoder('utf-8');
 
@@ -315,7 +317,64 @@ export interface Xpath31Options {
   /** A view of the same document made before: its wrappers are reused (the first call makes them). */
   view?: Xpath31View;
   language?: 'xpath' | 'xquery';
+  /** Items read out at most (the first ones); `count` and `nodes` still cover them all. */
+  limit?: number;
 }
+
+/** An expression's result: how many items, whether all are nodes, and the first `limit` of them. */
+export interface Xpath31Answer {
+  count: number;
+  /** Every item is a node (true for no item at all). */
+  nodes: boolean;
+  items: Xpath31Item[];
+}
+
+/**
+ * `fn:sort` (one and two arguments), which fontoxpath 3.34 lacks: items in ascending order of
+ * their atomized value (a node's string-value), numerically when every key is a number, else by
+ * Unicode code points (the default collation; the collation argument is accepted and must be
+ * it); equal keys keep their order. fontoxpath hands a registered function JavaScript values,
+ * so a number comes back as an xs:double. `fn:sort#3` (a key function) cannot be registered: the
+ * function item arrives uncallable; XQuery's `order by` does that (docs/behaviour.md).
+ */
+const FN = 'http://www.w3.org/2005/xpath-functions';
+const CODEPOINT_COLLATION = 'http://www.w3.org/2005/xpath-functions/collation/codepoint';
+function sortItems(items: unknown[]): unknown[] {
+  const keys = items.map((item) =>
+    item instanceof LxNode
+      ? (xmlNodeGetContent(item.ptr) ?? '')
+      : item instanceof Date
+        ? item.getTime()
+        : typeof item === 'boolean'
+          ? Number(item)
+          : item,
+  );
+  const numeric = keys.every((key) => typeof key === 'number');
+  const order = items.map((_, index) => index);
+  order.sort((a, b) => {
+    const x = keys[a] as number | string;
+    const y = keys[b] as number | string;
+    if (numeric) return (x as number) - (y as number) || 0;
+    const left = String(x);
+    const right = String(y);
+    return left < right ? -1 : left > right ? 1 : 0;
+  });
+  for (const item of items) if (item instanceof LxNode) item.view.refresh();
+  return order.map((index) => items[index]);
+}
+registerCustomXPathFunction({ namespaceURI: FN, localName: 'sort' }, ['item()*'], 'item()*', (_, items) =>
+  sortItems(items as unknown[]),
+);
+registerCustomXPathFunction(
+  { namespaceURI: FN, localName: 'sort' },
+  ['item()*', 'xs:string?'],
+  'item()*',
+  (_, items, collation) => {
+    if (collation !== null && collation !== CODEPOINT_COLLATION)
+      throw new Error(`FOCH0002: The collation ${String(collation)} is not supported; use the default.`);
+    return sortItems(items as unknown[]);
+  },
+);
 
 /** The atomic types whose name is reported, most specific first (`instance of` is true for supertypes). */
 const ATOMIC_TYPES = [
@@ -362,8 +421,18 @@ export function evaluateXPath31(
   doc: DocumentRef,
   expression: string,
   namespaces: Record<string, string>,
-  options: Xpath31Options = {},
+  options: Omit<Xpath31Options, 'limit'> = {},
 ): Xpath31Item[] {
+  return evaluateXPath31Counted(doc, expression, namespaces, options).items;
+}
+
+/** `evaluateXPath31`, reading out only the first `options.limit` items, with the count of all. */
+export function evaluateXPath31Counted(
+  doc: DocumentRef,
+  expression: string,
+  namespaces: Record<string, string>,
+  options: Xpath31Options = {},
+): Xpath31Answer {
   const view = options.view ?? new Xpath31View(doc);
   view.refresh();
   const bound = new Map(Object.entries(namespaces));
@@ -381,16 +450,42 @@ export function evaluateXPath31(
       evaluateXPath.ALL_RESULTS_TYPE,
       fontoOptions,
     ) as unknown[];
+  // An expression whose brackets close below its own start could close the wrapper's bracket and
+  // change what the wrapped text means: it is run as written, and fails as written.
+  if (!closesInside(expression)) {
+    const items = (run(expression) as unknown[]).map(toItem);
+    return { count: items.length, nodes: items.every((item) => item.kind === 'node'), items };
+  }
+  const limit = Math.max(0, Math.floor(options.limit ?? Number.MAX_SAFE_INTEGER));
   let results: unknown[];
   try {
     // The newline ends a trailing comment-free line; the user's text is parsed first on its own
-    // below when the wrapped one fails to parse, so positions are the user's.
-    results = run(`(${expression}\n)${ITEM_INFO}`);
+    // below when the wrapped one fails to parse, so positions are the user's. Only the items an
+    // answer can show are typed and handed to JavaScript: `1 to 200000` costs its count, not
+    // 200,000 maps.
+    results = run(
+      `let $oxml-all := (${expression}\n) return (count($oxml-all), every $oxml-item in $oxml-all satisfies $oxml-item instance of node(), subsequence($oxml-all, 1, ${limit})${ITEM_INFO})`,
+    );
   } catch (error) {
     if (error instanceof Error && /XPST0003/.test(error.message)) run(expression);
     throw error;
   }
-  return results.map(toItem);
+  const [count, nodes, ...items] = results;
+  return { count: count as number, nodes: nodes as boolean, items: items.map(toItem) };
+}
+
+/**
+ * Whether no bracket of the expression closes one it did not open, string literals and comments
+ * aside (`1), (2` would otherwise read as two expressions inside the wrapper).
+ */
+function closesInside(expression: string): boolean {
+  const code = expression.replace(/"(?:[^"]|"")*"|'(?:[^']|'')*'|\(:[\s\S]*?:\)/g, ' ');
+  let depth = 0;
+  for (const char of code) {
+    if (char === '(' || char === '[' || char === '{') depth++;
+    else if ((char === ')' || char === ']' || char === '}') && --depth < 0) return false;
+  }
+  return true;
 }
 
 function toItem(value: unknown): Xpath31Item {

@@ -45,14 +45,17 @@ export function explainedQuery(
       ? withDeclaredBinding(expression, namespaces, error, names)
       : error;
   }
+  // The padded-value probes are XPath 1.0 expressions built from the query's operands.
+  const later = result.xpath_version !== undefined;
   if (!isEmpty(result)) {
+    if (later) return result;
     const left = paddedValueHint(doc, expression, namespaces, probes, true);
     return left === undefined ? result : { ...result, hint: left };
   }
   // A name in another namespace explains the answer before any value could.
   const hint =
     emptyResultHint(doc, expression, namespaces, names) ??
-    paddedValueHint(doc, expression, namespaces, probes);
+    (later ? undefined : paddedValueHint(doc, expression, namespaces, probes));
   return hint === undefined ? result : { ...result, hint };
 }
 
@@ -94,6 +97,10 @@ function isEmpty(result: QueryResult): boolean {
       return value === '';
     case 'boolean':
       return value === 'false';
+    case 'sequence':
+      return result.count === 0;
+    default:
+      return false;
   }
 }
 

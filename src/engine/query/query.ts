@@ -4,11 +4,9 @@ import {
   MAX_BATCH_XPATH_OPERATIONS,
   MAX_OUTPUT_VALUES,
   MAX_XPATH_OPERATIONS,
-  MIN_NODE_MARKUP_CHARS,
 } from '../../limits.js';
 import { EngineError, type EngineErrorCode } from '../errors.js';
-import { cutAt, lineOf, serializeNode } from '../libxml2/serialize.js';
-import { type DocumentRef, documentPointer, type NodeRef, stringValue } from '../libxml2/tree.js';
+import { type DocumentRef, documentPointer, stringValue } from '../libxml2/tree.js';
 import {
   evaluateXPath,
   isXPathFailure,
@@ -16,14 +14,17 @@ import {
   type XPathFailure,
   type XPathValue,
 } from '../libxml2/xpath.js';
+import type { Xpath31View } from '../libxml2/xpath31-view.js';
 import { CUT_MARK } from '../marks.js';
 import { withDocument, type XmlSource } from '../parse.js';
 import { batchNames, type ExplainedResult, explainedQuery } from './namespace-hints.js';
 import { PathWriter } from './node-path.js';
 import { MAX_PADDED_VALUE_PROBES, type ProbeAllowance } from './padded-value-hint.js';
 import type { OutputBudget, QueryOutput, QueryResult } from './result.js';
+import { markupWithinBudget, pathsWithinBudget, withinBudget } from './within-budget.js';
 import { checkBindings, guardExpression, type Namespaces } from './xpath-guard.js';
 import { xpathNumberToString } from './xpath-number.js';
+import { answerXPath31, looksLikeXPath31, mayBeXPath31, xpath31Error, xpath31View } from './xpath31.js';
 
 export type { OutputBudget, QueryOutput, QueryResult } from './result.js';
 
@@ -60,7 +61,13 @@ export function queryDocument(
   output: QueryOutput = 'values',
 ): QueryResult {
   guardExpression(expression, namespaces);
-  const reading = { output, budget, paths: new PathWriter(namespaces), opLimit: MAX_XPATH_OPERATIONS };
+  const reading = {
+    output,
+    budget,
+    paths: new PathWriter(namespaces),
+    opLimit: MAX_XPATH_OPERATIONS,
+    view: () => xpath31View(doc),
+  };
   return answer(documentPointer(doc), expression, namespaces, reading);
 }
 
@@ -92,6 +99,7 @@ export function queryBatch(
   checkBindings(namespaces);
   const docPtr = documentPointer(doc);
   const paths = new PathWriter(namespaces);
+  const view = () => xpath31View(doc);
   const names = batchNames(doc, expressions);
   // The padded-value probes are the whole batch's, as its names walk is (padded-value-hint.ts).
   const probes: ProbeAllowance = { probes: MAX_PADDED_VALUE_PROBES };
@@ -117,7 +125,7 @@ export function queryBatch(
         namespaces,
         () => {
           guardExpression(xpath, namespaces);
-          return answer(docPtr, xpath, namespaces, { output, budget: share, paths, opLimit, cost });
+          return answer(docPtr, xpath, namespaces, { output, budget: share, paths, opLimit, cost, view });
         },
         names,
         probes,
@@ -144,6 +152,8 @@ interface Reading {
   opLimit: number;
   /** Adds up the XPath steps taken, for a batch's shared budget. */
   cost?: XPathCost;
+  /** The document as XPath 3.1 sees it, for an expression XPath 1.0 cannot read; absent: 1.0 only. */
+  view?: () => Xpath31View;
 }
 
 function answer(
@@ -152,10 +162,24 @@ function answer(
   namespaces: Namespaces,
   reading: Reading,
 ): QueryResult {
-  return (
-    stringOfNumber(docPtr, expression, namespaces, reading) ??
-    evaluateWith(docPtr, expression, namespaces, reading)
-  );
+  const asString = stringOfNumber(docPtr, expression, namespaces, reading);
+  if (asString) return asString;
+  const result = evaluate10(docPtr, expression, namespaces, reading);
+  if (!isXPathFailure(result)) return result;
+  if (!reading.view || !mayBeXPath31(result)) throw failureError(expression, result, reading.opLimit);
+  try {
+    return answerXPath31(reading.view(), expression, namespaces, reading);
+  } catch (error) {
+    if (error instanceof EngineError) throw error;
+    // Valid in neither language: the error of the one it was written in says what to fix (a
+    // function XPath 3.1 lacks is named by 3.1, unless 1.0 knew it with other arguments).
+    const code = error instanceof Error ? /\b(XPST0003|XPST0017)\b/.exec(error.message)?.[1] : undefined;
+    const asWritten =
+      (code === 'XPST0003' && !looksLikeXPath31(expression)) ||
+      (code === 'XPST0017' && /^Invalid number of arguments/.test(result.reason));
+    if (asWritten) throw failureError(expression, result, reading.opLimit);
+    throw xpath31Error(expression, error, pointerAt);
+  }
 }
 
 /** Characters an answer takes in the budget: its values, and for paths the line numbers too. */
@@ -180,7 +204,12 @@ function stringOfNumber(
 ): QueryResult | undefined {
   const inner = soleArgumentOf('string', expression);
   if (inner === undefined) return undefined;
-  const value = evaluateWith(docPtr, inner, namespaces, { ...reading, output: 'values' });
+  const value = evaluate10(docPtr, inner, namespaces, { ...reading, output: 'values' });
+  if (isXPathFailure(value)) {
+    // Not XPath 1.0 inside: the whole expression is read again, as XPath 3.1 if it must be.
+    if (reading.view && mayBeXPath31(value)) return undefined;
+    throw failureError(inner, value, reading.opLimit);
+  }
   return value.type === 'number' ? { type: 'string', count: 1, values: value.values } : undefined;
 }
 
@@ -228,6 +257,18 @@ function evaluateWith(
   namespaces: Namespaces,
   reading: Reading,
 ): QueryResult {
+  const result = evaluate10(doc, expression, namespaces, reading);
+  if (isXPathFailure(result)) throw failureError(expression, result, reading.opLimit);
+  return result;
+}
+
+/** XPath 1.0 by libxml2: the answer, or why there is none. */
+function evaluate10(
+  doc: DocumentRef,
+  expression: string,
+  namespaces: Namespaces,
+  reading: Reading,
+): QueryResult | XPathFailure {
   const spent = { operations: 0 };
   const result = evaluateXPath(
     doc,
@@ -238,7 +279,6 @@ function evaluateWith(
     spent,
   );
   if (reading.cost) reading.cost.operations += spent.operations;
-  if (isXPathFailure(result)) throw failureError(expression, result, reading.opLimit);
   return result;
 }
 
@@ -266,86 +306,6 @@ function readResult(value: XPathValue, reading: Reading): QueryResult {
         message: 'The expression produced a value XPath 1.0 does not define.',
       });
   }
-}
-
-/**
- * Reads values until the budget is spent; values past it are never even read from libxml2,
- * which keeps a `//record` on an 8 MiB document cheap. The value that crosses the character
- * budget is cut at it and ends in CUT_MARK, so a cut id is never read as a whole one.
- */
-function withinBudget(
-  size: number,
-  valueAt: (index: number) => string,
-  budget: OutputBudget,
-): Pick<QueryResult, 'values' | 'truncated'> {
-  const values: string[] = [];
-  let chars = 0;
-  for (let i = 0; i < size; i++) {
-    const remaining = budget.maxChars - chars;
-    if (values.length >= budget.maxValues || remaining <= 0) return { values, truncated: true };
-    const value = valueAt(i);
-    if (value.length > remaining) {
-      if (remaining > CUT_MARK.length) values.push(cutAt(value, remaining - CUT_MARK.length) + CUT_MARK);
-      return { values, truncated: true };
-    }
-    values.push(value);
-    chars += value.length;
-  }
-  return { values };
-}
-
-/**
- * Each node as markup, in document order, cut at its share of what is left of the budget: the
- * characters left over the nodes still to show (at most maxValues of them), but at least
- * MIN_NODE_MARKUP_CHARS while they last. A small node leaves its unused share to the nodes after
- * it. Serialising stops at the share, so a huge subtree costs no more than its share.
- */
-function markupWithinBudget(
-  size: number,
-  nodeAt: (index: number) => NodeRef,
-  budget: OutputBudget,
-): Pick<QueryResult, 'values' | 'truncated'> {
-  const values: string[] = [];
-  const shown = Math.min(size, budget.maxValues);
-  let chars = 0;
-  let truncated = false;
-  for (let i = 0; i < size; i++) {
-    const remaining = budget.maxChars - chars;
-    const share = Math.min(remaining, Math.max(MIN_NODE_MARKUP_CHARS, Math.floor(remaining / (shown - i))));
-    if (i >= shown || share <= CUT_MARK.length) return { values, truncated: true };
-    const markup = serializeNode(nodeAt(i), share);
-    const value = markup.cut ? cutAt(markup.text, share - CUT_MARK.length) + CUT_MARK : markup.text;
-    truncated ||= markup.cut;
-    values.push(value);
-    chars += value.length;
-  }
-  return truncated ? { values, truncated: true } : { values };
-}
-
-/**
- * Each node's location path and line. A path is never cut (half a path selects something
- * else): one that does not fit ends the list.
- */
-function pathsWithinBudget(
-  size: number,
-  nodeAt: (index: number) => NodeRef,
-  budget: OutputBudget,
-  paths: PathWriter,
-): Pick<QueryResult, 'values' | 'lines' | 'truncated'> {
-  const values: string[] = [];
-  const lines: number[] = [];
-  let chars = 0;
-  for (let i = 0; i < size; i++) {
-    if (values.length >= budget.maxValues) return { values, lines, truncated: true };
-    const node = nodeAt(i);
-    const path = paths.pathOf(node);
-    const line = lineOf(node) ?? 0;
-    chars += path.length + String(line).length + 1;
-    if (chars > budget.maxChars) return { values, lines, truncated: true };
-    values.push(path);
-    lines.push(line);
-  }
-  return { values, lines };
 }
 
 function failureError(expression: string, failure: XPathFailure, opLimit: number): EngineError {
@@ -386,7 +346,7 @@ function evaluationError(expression: string, { reason }: XPathFailure, opLimit: 
  * else a window of it around that character, so a 2,048-character expression is not repeated
  * whole (32 times, in a batch).
  */
-function pointerAt(expression: string, at: number): string {
+export function pointerAt(expression: string, at: number): string {
   if (expression.length <= POINTER_WINDOW * 2) return `\n  ${expression}\n  ${' '.repeat(at)}^`;
   const start = Math.max(0, at - POINTER_WINDOW);
   const end = Math.min(expression.length, at + POINTER_WINDOW);

@@ -5,11 +5,20 @@ export type Namespaces = Record<string, string>;
 
 const PREFIX = /(?<![\p{L}\p{N}_.\-:·])([\p{L}_][\p{L}\p{N}_.\-·]*):(?!:)/gu;
 const VARIABLE = /\$\s*([\p{L}_][\p{L}\p{N}_.\-·:]*)/u;
+/** XPath 3.1's ways to bind a variable inside the expression (`for`, `let`, `some`, `every`, an inline function). */
+const BINDS_VARIABLES = /\b(?:for|let|some|every)\s+\$|\bfunction\s*\(/;
+
+/**
+ * The prefixes XPath 3.1 binds itself (functions, types, math, maps, arrays, errors): usable
+ * without a `namespaces` binding (docs/adr/0033-xpath-3-1-beside-xpath-1-0.md). Any other prefix
+ * resolves only against `namespaces`.
+ */
+export const XPATH31_PREFIXES: ReadonlySet<string> = new Set(['fn', 'xs', 'math', 'map', 'array', 'err']);
 
 /**
  * Checks an expression before it reaches libxml2: bounds that protect the WebAssembly stack,
- * and the two mistakes libxml2 reports only vaguely (an unbound prefix, a variable), which
- * deserve a sentence naming the fix. String literals are masked so text inside them is ignored.
+ * and the two mistakes libxml2 reports only vaguely (an unbound prefix, a variable nothing in the
+ * expression binds), which deserve a sentence naming the fix. String literals are masked so text inside them is ignored.
  */
 export function guardExpression(expression: string, namespaces: Namespaces): void {
   if (expression.trim() === '') {
@@ -38,7 +47,7 @@ export function guardExpression(expression: string, namespaces: Namespaces): voi
       message: `The \`xpath\` argument nests brackets ${nesting} deep; the limit is ${MAX_XPATH_NESTING}. Flatten the expression or split it into several queries.`,
     });
   }
-  const variable = VARIABLE.exec(code);
+  const variable = BINDS_VARIABLES.test(code) ? null : VARIABLE.exec(code);
   if (variable) {
     throw new EngineError({
       code: 'unbound-variable',
@@ -60,7 +69,8 @@ export function unboundPrefix(expression: string, namespaces: Namespaces): strin
   // `child::q:a`: the axis separator is masked so the name test after it is seen as `q:a`.
   for (const match of maskLiterals(expression).replaceAll('::', '  ').matchAll(PREFIX)) {
     const prefix = match[1] ?? '';
-    if (prefix !== 'xml' && !Object.hasOwn(namespaces, prefix)) return prefix;
+    if (prefix !== 'xml' && !XPATH31_PREFIXES.has(prefix) && !Object.hasOwn(namespaces, prefix))
+      return prefix;
   }
   return undefined;
 }

@@ -1,8 +1,7 @@
 /**
  * A lexer for XPath 1.0 expressions (§3.7), just enough to find the name tests and the function
  * calls in one: it never evaluates anything, and libxml2 stays the judge of what is valid. The
- * hints that explain an empty answer or an XPath 2.0 function read it (namespace-hints.ts,
- * src/tools/xpath2-hints.ts).
+ * hints that explain an empty answer read it (namespace-hints.ts, padded-value-hint.ts).
  */
 
 /** What the principal node type of a name test's axis is (XPath 1.0 §2.3). */

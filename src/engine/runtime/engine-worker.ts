@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { WORKER_JS_HEAP_MB } from '../../limits.js';
 import { EngineError } from '../errors.js';
 import type { EngineLimits, OperationName } from './operations.js';
 import type { WorkerForget, WorkerReady, WorkerReply, WorkerRequest } from './worker.js';
@@ -169,11 +170,12 @@ export class EngineWorker {
  */
 function startThread(engineLimits: EngineLimits): Worker {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), { workerData: engineLimits });
+  const options = { workerData: engineLimits, resourceLimits: { maxOldGenerationSizeMb: WORKER_JS_HEAP_MB } };
+  if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), options);
   const entry = new URL('./worker.ts', here).href;
   const loader = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(loader)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true, workerData: engineLimits });
+  return new Worker(boot, { eval: true, ...options });
 }
 
 /** What the caller can change to come in under the time budget depends on what ran. */
@@ -207,6 +209,12 @@ export function cancelled(): EngineError {
 }
 
 function crashed(error: Error): EngineError {
+  if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return new EngineError({
+      code: 'out-of-memory',
+      message: `The call ran out of its memory budget (${WORKER_JS_HEAP_MB} MiB of JavaScript heap), so it was stopped and the engine restarted. An XPath 3.1 expression that builds huge sequences or strings (\`1 to 100000000\`, \`string-join\` of millions of items) cannot be answered: narrow it, or count instead of listing.`,
+    });
+  }
   return new EngineError({
     code: 'engine-crashed',
     message: `The XML engine failed on this input and was restarted (${error.message}). Simplify the expression or the document and call again.`,

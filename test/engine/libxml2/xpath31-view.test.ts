@@ -98,7 +98,7 @@ describe('evaluateXPath31 (fontoxpath over libxml2 pointers)', () => {
     expect((caught as Error).message).toMatch(/1: \/\/f:item\[/);
     expect((caught as { position?: unknown }).position).toBeDefined();
     expect(() => run('"a" + 1')).toThrow(/XPTY0004/);
-    expect(() => run('sort((3, 1))')).toThrow(/XPST0017/);
+    expect(() => run("format-number(1, '0')")).toThrow(/XPST0017/);
   });
 
   it('answers on a view made per call too', () => {
