@@ -9,17 +9,15 @@
  * view must not be used after its document is disposed, and must be `refresh`ed (done by
  * `evaluate`) after anything allocated in libxml2's heap, which may replace the memory's buffer.
  */
-import {
-  type Bucket,
-  evaluateXPath,
-  type Node as FontoNode,
-  type IDomFacade,
-  type Options,
-} from 'fontoxpath';
+import fontoxpath, { type Bucket, type Node as FontoNode, type IDomFacade, type Options } from 'fontoxpath';
 import { XmlNsStruct, xmlNodeGetContent } from 'libxml2-wasm/lib/libxml2.mjs';
 import { heapWords } from './memory.js';
 import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
 import type { DocumentRef, NodeRef } from './tree.js';
+
+// fontoxpath is a UMD CommonJS module: Node (and so tsx) finds no named exports in it, only its
+// `module.exports` as the default, which esbuild and Vitest give the same way.
+const { evaluateXPath } = fontoxpath;
 
 const ELEMENT = 1;
 const ATTRIBUTE = 2;
