@@ -1,7 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { fontoxpathOrderVite } from './scripts/fontoxpath-patches.js';
 
 export default defineConfig({
+  // fontoxpath's patches, as the bundle has them (scripts/fontoxpath-patches.ts).
+  plugins: [fontoxpathOrderVite()],
   test: {
+    server: { deps: { inline: ['fontoxpath'] } },
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
     // A time-out only catches a hang; no test reads a clock to pass. Under npm test with three

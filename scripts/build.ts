@@ -12,6 +12,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { FONTOXPATH_DIST, fontoxpathOrderEsbuild } from './fontoxpath-patches.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist');
@@ -35,9 +36,11 @@ const { metafile } = await build({
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
+  plugins: [fontoxpathOrderEsbuild()],
 });
 
 assertWorkerBesidePool(metafile);
+assertFontoxpathPatched(metafile);
 chmodSync(join(OUT, 'cli.js'), 0o755);
 writeFileSync(join(OUT, 'THIRD-PARTY-LICENSES.txt'), licenses(metafile));
 
@@ -52,6 +55,20 @@ function assertWorkerBesidePool(meta: Metafile): void {
     throw new Error(
       `${pool} was bundled into ${home ?? 'no output'}, not dist/cli.js: its ./worker.js would not resolve`,
     );
+  }
+}
+
+/**
+ * Every fontoxpath file the bundles hold went through the patch, which throws if its text is not
+ * found (a file of another name would have escaped it). None is fine: nothing to patch.
+ */
+function assertFontoxpathPatched(meta: Metafile): void {
+  const unpatched = Object.keys(meta.inputs).filter(
+    (input) =>
+      /(^|[/\\])node_modules[/\\]fontoxpath[/\\]/.test(input) && !FONTOXPATH_DIST.test(join(ROOT, input)),
+  );
+  if (unpatched.length > 0) {
+    throw new Error(`fontoxpath's patches were not applied to ${JSON.stringify(unpatched)}`);
   }
 }
 

@@ -9,7 +9,6 @@
  * view must not be used after its document is disposed, and must be `refresh`ed (done by
  * `evaluate`) after anything allocated in libxml2's heap, which may replace the memory's buffer.
  */
-
 import type { Bucket, Node as FontoNode, IDomFacade, Options } from 'fontoxpath';
 import * as fontoxpathModule from 'fontoxpath';
 import { XmlNsStruct, xmlNodeGetContent } from 'libxml2-wasm/lib/libxml2.mjs';
@@ -37,6 +36,8 @@ const utf8 = new TextDecoder('utf-8');
 export class LxNode {
   /** Memoized child list (with no bucket), for document-order comparisons that ask it again and again. */
   kids: LxNode[] | undefined = undefined;
+  /** Position in document order (`Xpath31View.compareDocumentOrder`), -1 until first asked. */
+  order = -1;
   readonly view: Xpath31View;
   readonly ptr: NodeRef;
   readonly nodeType: number;
@@ -87,6 +88,7 @@ export class Xpath31View {
   readonly #nodes = new Map<number, LxNode>();
   readonly #names = new Map<number, { local: string; bucket: string }>();
   readonly #spaces = new Map<number, { uri: string; prefix: string | null }>();
+  #order: OrderIndex | null = null;
   readonly document: LxNode;
 
   readonly docPtr: DocumentRef;
@@ -191,6 +193,78 @@ export class Xpath31View {
     return node;
   }
 
+  /**
+   * Compares two nodes of this view in document order (negative: `a` first), in O(1) after one
+   * walk of the whole tree on first use. fontoxpath calls it, through the patch its bundles get
+   * (scripts/fontoxpath-patches.ts), instead of comparing ancestor chains and scanning the
+   * common parent's children, which is quadratic in a parent's child count. `undefined` (fontoxpath
+   * then compares as it would have) for a node not of this view or not reached by the walk. The
+   * view's document must not change after the first call (neither may its wrappers' `kids`).
+   */
+  compareDocumentOrder(a: FontoNode, b: FontoNode): number | undefined {
+    if (a === b) return 0;
+    if (!(a instanceof LxNode) || !(b instanceof LxNode) || a.view !== this || b.view !== this)
+      return undefined;
+    const first = a.order >= 0 ? a.order : this.#orderOf(a);
+    const second = b.order >= 0 ? b.order : this.#orderOf(b);
+    if (first < 0 || second < 0) return undefined;
+    return first - second;
+  }
+
+  /** Nodes numbered by the document-order walk (0 before the first comparison). */
+  get orderedNodes(): number {
+    return this.#order?.count ?? 0;
+  }
+
+  /** Bytes the document-order index holds (0 before the first comparison). */
+  get orderBytes(): number {
+    return this.#order?.bytes ?? 0;
+  }
+
+  #orderOf(node: LxNode): number {
+    this.#order ??= this.#numberNodes();
+    const order = this.#order.find(node.ptr);
+    node.order = order;
+    return order;
+  }
+
+  /**
+   * One pre-order walk, without recursion, of what fontoxpath can reach: the document node,
+   * then each node, an element's attributes right after it and before its children. Only
+   * elements are entered (not entity references, whose children are the entity's, nor the DTD).
+   */
+  #numberNodes(): OrderIndex {
+    const index = new OrderIndexBuilder();
+    const doc = this.docPtr as number;
+    index.add(doc);
+    let node = this.#at(doc + CHILDREN);
+    while (node !== 0) {
+      index.add(node);
+      if (this.#at(node + TYPE) === ELEMENT) {
+        for (let attr = this.#at(node + PROPERTIES); attr !== 0; attr = this.#at(attr + NEXT))
+          index.add(attr);
+        const child = this.#at(node + CHILDREN);
+        if (child !== 0) {
+          node = child;
+          continue;
+        }
+      }
+      for (;;) {
+        const next = this.#at(node + NEXT);
+        if (next !== 0) {
+          node = next;
+          break;
+        }
+        node = this.#at(node + PARENT);
+        if (node === doc || node === 0) {
+          node = 0;
+          break;
+        }
+      }
+    }
+    return index.build();
+  }
+
   dataOf(node: LxNode): string {
     if (node.nodeType === ATTRIBUTE) {
       const first = this.#at(node.ptr + CHILDREN);
@@ -291,6 +365,66 @@ export class Xpath31View {
       if (wrapped !== null && (bucket === null || matches(wrapped, bucket))) return wrapped;
     }
     return null;
+  }
+}
+
+/** Pointers in the order added; grows by doubling. */
+class OrderIndexBuilder {
+  #pointers = new Int32Array(1024);
+  #count = 0;
+  add(ptr: number): void {
+    if (this.#count === this.#pointers.length) {
+      const larger = new Int32Array(this.#pointers.length * 2);
+      larger.set(this.#pointers);
+      this.#pointers = larger;
+    }
+    this.#pointers[this.#count++] = ptr;
+  }
+  build(): OrderIndex {
+    return new OrderIndex(this.#pointers.slice(0, this.#count));
+  }
+}
+
+/**
+ * Pointer to document-order position: the pointers in order, and an open-addressing hash table
+ * (linear probing, at most half full) of position + 1 (0: empty slot). 4 bytes per node for the
+ * pointers and 8 to 16 for the table, where a Map would take ~30.
+ */
+class OrderIndex {
+  readonly #pointers: Int32Array;
+  readonly #slots: Int32Array;
+  readonly #shift: number;
+  readonly #mask: number;
+  constructor(pointers: Int32Array) {
+    this.#pointers = pointers;
+    let bits = 4;
+    while (1 << bits < pointers.length * 2) bits++;
+    this.#slots = new Int32Array(1 << bits);
+    this.#shift = 32 - bits;
+    this.#mask = (1 << bits) - 1;
+    for (let position = 0; position < pointers.length; position++) {
+      let slot = this.#slot(pointers[position] as number);
+      while (this.#slots[slot] !== 0) slot = (slot + 1) & this.#mask;
+      this.#slots[slot] = position + 1;
+    }
+  }
+  get count(): number {
+    return this.#pointers.length;
+  }
+  /** Bytes held (the two typed arrays). */
+  get bytes(): number {
+    return this.#pointers.byteLength + this.#slots.byteLength;
+  }
+  #slot(ptr: number): number {
+    return Math.imul(ptr, 0x9e3779b1) >>> this.#shift;
+  }
+  /** The node's position in document order, or -1. */
+  find(ptr: number): number {
+    for (let slot = this.#slot(ptr); ; slot = (slot + 1) & this.#mask) {
+      const entry = this.#slots[slot] as number;
+      if (entry === 0) return -1;
+      if (this.#pointers[entry - 1] === ptr) return entry - 1;
+    }
   }
 }
 

@@ -124,6 +124,18 @@ describe('XPath 3.1 answers', () => {
     });
   });
 
+  it('takes the least and greatest of durations by value (fontoxpath compared their strings)', () => {
+    const durations = "(xs:dayTimeDuration('PT30M'), xs:dayTimeDuration('PT1H'), xs:dayTimeDuration('PT5M'))";
+    expect(query(orders, `max(${durations})`).values).toEqual(['PT1H']);
+    expect(query(orders, `min(${durations})`).values).toEqual(['PT5M']);
+    expect(
+      query(orders, 'min(//order[@shipped] ! (xs:dateTime(@shipped) - xs:dateTime(@placed)))').values,
+    ).toEqual(['PT5H30M']);
+    expect(query(orders, "max((xs:yearMonthDuration('P1Y'), xs:yearMonthDuration('P13M')))").values).toEqual([
+      'P1Y1M',
+    ]);
+  });
+
   it('matches regular expressions and splits strings', () => {
     expect(query(orders, "//order[matches(@id, '^A[23]$')]/customer").values).toEqual(['Björn', 'Zoë']);
     expect(query(orders, "tokenize('a, b,c', ',\\s*')").values).toEqual(['a', 'b', 'c']);

@@ -1,0 +1,99 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  FONTOXPATH_DIST,
+  fontoxpathOrderEsbuild,
+  ORDER_ANCHOR,
+  ORDER_INSERT,
+  patchFontoxpathDurations,
+  patchFontoxpathOrder,
+  patchIfFontoxpath,
+} from '../../scripts/fontoxpath-patches.js';
+
+const DIST = join(process.cwd(), 'node_modules', 'fontoxpath', 'dist');
+const count = (text: string, part: string) => text.split(part).length - 1;
+/** Just the texts both patches rewrite, as fontoxpath 3.34.0 has them. */
+const MINIMAL_FONTOXPATH = [
+  ORDER_ANCHOR,
+  'return w.m(a.reduce((e,f)=>e.value<f.value?f:e))},localName:"max"',
+  'return w.m(a.reduce((e,f)=>e.value>f.value?f:e))},localName:"min"',
+  'var xb=class{equals(a){return this.o()===a.o()&&this.v()===a.v()}',
+].join(';');
+
+describe('fontoxpath-patches', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'oxml-fontoxpath-patch-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('applies once to both of fontoxpath 3.34.0 dist files, after the identity test in rd', () => {
+    for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
+      const path = join(DIST, file);
+      expect(FONTOXPATH_DIST.test(path)).toBe(true);
+      const source = readFileSync(path, 'utf8');
+      const patched = patchFontoxpathOrder(source, path);
+      expect(count(patched, ORDER_INSERT)).toBe(1);
+      expect(patched).toContain(`if(c===e)return 0;${ORDER_INSERT}d=qd(b,c);`);
+      expect(patched.length).toBe(source.length + ORDER_INSERT.length);
+      // fontoxpath's DomFacade wrapper keeps the facade it was given as `h`.
+      expect(source).toContain('constructor(a){this.h=a;this.o=[]}');
+    }
+  });
+
+  it('throws when the text is absent, found twice, or already patched', () => {
+    expect(() => patchFontoxpathOrder('function rd(a,b,c,d){return 0}', 'x.js')).toThrow(
+      /fontoxpath-patches: expected the text .* exactly once in x\.js, found it 0/,
+    );
+    expect(() => patchFontoxpathOrder(`${ORDER_ANCHOR};${ORDER_ANCHOR}`)).toThrow(/more than once/);
+    expect(() => patchFontoxpathOrder(patchFontoxpathOrder(ORDER_ANCHOR))).toThrow(/found it 0/);
+  });
+
+  it('touches only fontoxpath dist files', () => {
+    expect(patchIfFontoxpath('/a/node_modules/other/dist/fontoxpath.js', 'x')).toBeNull();
+    expect(
+      patchIfFontoxpath('C:\\a\\node_modules\\fontoxpath\\dist\\fontoxpath.esm.js', MINIMAL_FONTOXPATH),
+    ).toContain(ORDER_INSERT);
+  });
+
+  it('fails an esbuild build whose fontoxpath lacks the text', async () => {
+    const pkg = join(scratch, 'node_modules', 'fontoxpath');
+    mkdirSync(join(pkg, 'dist'), { recursive: true });
+    writeFileSync(join(pkg, 'package.json'), '{"name":"fontoxpath","main":"dist/fontoxpath.js"}');
+    writeFileSync(join(pkg, 'dist', 'fontoxpath.js'), 'module.exports = { rd() { return 0; } };');
+    writeFileSync(join(scratch, 'entry.js'), "import f from 'fontoxpath'; console.log(f);");
+    const run = () =>
+      build({
+        absWorkingDir: scratch,
+        entryPoints: ['entry.js'],
+        bundle: true,
+        write: false,
+        platform: 'node',
+        logLevel: 'silent',
+        plugins: [fontoxpathOrderEsbuild()],
+      });
+    await expect(run()).rejects.toThrow(/fontoxpath-patches: expected the text/);
+    writeFileSync(
+      join(pkg, 'dist', 'fontoxpath.js'),
+      `module.exports = String.raw\`${MINIMAL_FONTOXPATH}\`;`,
+    );
+    const built = await run();
+    expect(built.outputFiles?.[0]?.text).toContain('compareDocumentOrder');
+  });
+});
+
+describe('fontoxpath duration patch', () => {
+  it('applies once to both dist files and makes min and max compare durations by value', () => {
+    for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
+      const path = join(DIST, file);
+      const patched = patchFontoxpathDurations(readFileSync(path, 'utf8'), path);
+      expect(count(patched, 'x instanceof xb&&y instanceof xb')).toBe(2);
+    }
+  });
+
+  it('throws when fontoxpath no longer has the text it rewrites', () => {
+    expect(() => patchFontoxpathDurations('var xb=class{}', 'y.js')).toThrow(
+      /fontoxpath-patches: expected the text .*localName:\\"max\\".* exactly once in y\.js/,
+    );
+  });
+});
