@@ -22,7 +22,8 @@ const INSTRUCTIONS =
   'On an unfamiliar document call xml_inspect first: it gives the element names and the namespaces ' +
   'xml_query needs. Then use xml_query for counts, values and filters in XPath 1.0, or XPath 3.1 for what ' +
   '1.0 cannot say (sum over computed values, distinct-values, sort or `order by`, dates, regex, for/let, ' +
-  'group by as distinct-values + count): the server does the arithmetic. An unprefixed name matches only ' +
+  'group by as distinct-values + count; XQuery FLWOR with where/order by too; no format-number: use ' +
+  'round-half-to-even): the server does the arithmetic. An unprefixed name matches only ' +
   'elements in no namespace. Ask several ' +
   'questions in one call with an array of expressions; `output: "xml"` shows matched records whole, ' +
   '`"paths"` where they are. xml_check for ' +
@@ -31,6 +32,11 @@ const INSTRUCTIONS =
 const byName = new Map(tools.map((tool) => [tool.name, tool]));
 const toolList = tools.map(listing);
 const toolNames = tools.map((tool) => tool.name).join(', ');
+
+/** An unknown tool's name as the answer repeats it: a 100,000-character name is not echoed whole. */
+function shownName(name: string): string {
+  return name.length <= 64 ? name : `${name.slice(0, 40)}…`.toWellFormed();
+}
 const toolInputs = new Map(tools.map((tool) => [tool.name, inputKeys(tool)]));
 
 /**
@@ -84,7 +90,7 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const { name, arguments: rawArguments } = request.params;
     const tool = byName.get(name);
-    if (!tool) return toolError(`Unknown tool \`${name}\`. The tools are: ${toolNames}.`);
+    if (!tool) return toolError(`Unknown tool \`${shownName(name)}\`. The tools are: ${toolNames}.`);
     const parsed = parseArguments(tool, rawArguments);
     if (!parsed.ok) return toolError(parsed.message);
     const misplaced = pathInsteadOfText(parsed.args as Record<string, unknown>);

@@ -116,6 +116,15 @@ describe('XPath 2.0+ functions', () => {
 });
 
 describe('the text of an answer', () => {
+  it('never splits a surrogate pair when it quotes a long padded value in its note (issue 24)', async () => {
+    // Cut at 28 characters from each end: each cut falls inside an emoji.
+    const value = ` ${'a'.repeat(26)}😀${'b'.repeat(40)}😀${'c'.repeat(26)} `;
+    const result = await call('xml_query', { xml: `<r><v>${value}</v></r>`, xpath: 'string(//v)' });
+    expect(text(result)).toContain('(The value is');
+    expect(text(result).isWellFormed()).toBe(true);
+    expect(text(result)).not.toMatch(/\\ud83d|\\ude00/);
+  });
+
   it('states the count of a multi-node answer, one value a line', async () => {
     const result = await call('xml_query', { xml: '<r><t>a</t><t>b</t></r>', xpath: '//t' });
     expect(text(result)).toBe('2 nodes matched `//t`:\na\nb');

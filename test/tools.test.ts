@@ -148,6 +148,13 @@ describe('the MCP server through an in-memory client', () => {
       expect(text(result)).toContain(name);
   });
 
+  it('repeats a very long unknown tool name only by its start (issue 24)', async () => {
+    const result = await call(`xml_${'x'.repeat(100_000)}`, {});
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^Unknown tool `xml_x{36}…`\. The tools are: xml_/);
+    expect(text(result).length).toBeLessThan(200);
+  });
+
   it('names the field of a missing or wrongly typed argument', async () => {
     const missing = await call('xml_query', { xml: '<r/>' });
     expect(missing.isError).toBe(true);

@@ -90,7 +90,8 @@ function edgeSpaceNote(values: readonly string[], numbered: boolean): string {
 
 /** A value short enough to quote in a note, its edges kept (they are what the note is about). */
 function shortened(value: string): string {
-  return value.length <= 60 ? value : `${value.slice(0, 28)}…${value.slice(-28)}`;
+  // toWellFormed: a cut through a surrogate pair would leave half an emoji in the note.
+  return value.length <= 60 ? value : `${value.slice(0, 28)}…${value.slice(-28)}`.toWellFormed();
 }
 
 function lineText(line: number | undefined): string {

@@ -81,15 +81,18 @@ export class ReplyBudget {
 
   /**
    * A message read from the client, `bytes` long: a request is owed an answer, a cancellation
-   * frees one. A request reusing an owed id must be refused first (`reusedId`).
+   * frees one. A request reusing an owed id must be refused first (`reusedId`). Returns the id
+   * now owed, if the message was a request: only that id may later be settled on its behalf.
    */
-  received(message: unknown, bytes: number): void {
+  received(message: unknown, bytes: number): RequestId | undefined {
     const { id, method, params } = (message ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
     if (method === 'notifications/cancelled') this.answered((params as { requestId?: unknown })?.requestId);
     else if (typeof method === 'string' && isId(id) && !this.#ended) {
       this.#pending.set(id, bytes);
       this.#inFlightBytes += bytes;
+      return id;
     }
+    return undefined;
   }
 
   /** The request `id` was answered (after its reply was written) or will never be. */

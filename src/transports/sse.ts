@@ -112,8 +112,7 @@ export function createSseEndpoint(
         replyError(res, 400, INVALID_REQUEST, reusedIdMessage(reused));
         return { ok: false as const };
       }
-      session.replies.received(body.body, body.bytes);
-      return body;
+      return { ...body, owed: session.replies.received(body.body, body.bytes) };
     });
     if (!read.ok) return;
     if (!sessions.has(id)) {
@@ -121,8 +120,10 @@ export function createSseEndpoint(
       return;
     }
     await session.transport.handlePostMessage(req, res, read.body);
-    // A message the SDK refused is owed nothing.
-    if (res.statusCode !== 202) session.replies.answered((read.body as { id?: unknown } | null)?.id);
+    // A request the SDK refused is owed nothing. Only a request this POST made owed is settled:
+    // a message with another request's id and no method (`{"jsonrpc":"2.0","id":K}`) must not
+    // free K's place while K runs (issue 24, M4).
+    if (res.statusCode !== 202 && read.owed !== undefined) session.replies.answered(read.owed);
   }
 
   const handle: NodeHandler = async (req, res) => {

@@ -45,6 +45,8 @@ const END_OF_INPUT_GRACE_MS = DEFAULT_CALL_TIMEOUT_MS * 3;
  * A reply's text can be handed over as UTF-8 bytes (`ByteTexts`, docs/adr/0029): the result holds
  * a placeholder, and the bytes are JSON-escaped into the line in its place, never decoded.
  */
+const JSON_WHITESPACE_AROUND = /^[ \t\n\r]+|[ \t\n\r]+$/g;
+
 export class LineStdioTransport implements Transport, ByteTexts {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -313,7 +315,9 @@ export class LineStdioTransport implements Transport, ByteTexts {
     let verdict: ReturnType<typeof classifyLine>;
     if (lifted) verdict = classifyValue(lifted);
     else {
-      const line = bytes.toString('utf8').trim();
+      // JSON's own whitespace only, as HTTP's JSON.parse has it: `.trim()` also took a BOM, NBSP,
+      // U+2028 or U+3000 around a line that HTTP refuses (issue 24).
+      const line = bytes.toString('utf8').replace(JSON_WHITESPACE_AROUND, '');
       if (line === '') return;
       verdict = classifyLine(line);
     }
@@ -347,7 +351,15 @@ export class LineStdioTransport implements Transport, ByteTexts {
     this.#settle(typeof id === 'string' || typeof id === 'number' ? id : undefined);
   }
 
+  /**
+   * The transport's own answer to a line it refused. Written, never sent: the line was no request
+   * under way, so its reply must settle none, even when it names the id of one that is (a line
+   * `{"jsonrpc":"2.0","id":K}` would otherwise free request K's place in the in-flight bound while
+   * K still runs; issue 24, M4).
+   */
   #reply(reply: ReturnType<typeof errorReply>): void {
-    this.send(reply as JSONRPCMessage).catch((error: Error) => this.onerror?.(error));
+    if (this.#isClosed) return;
+    this.#write(reply as JSONRPCMessage);
+    this.#settle(undefined);
   }
 }

@@ -6,6 +6,14 @@ import { ReplyBudget } from '../../src/transports/reply-budget.js';
 const request = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
 
 describe('ReplyBudget', () => {
+  it('owes only what a request made owed: a message with its id and no method settles nothing (issue 24, M4)', () => {
+    const budget = new ReplyBudget(new PassThrough(), { maxUnwrittenBytes: 1000, maxInFlightBytes: 10 });
+    expect(budget.received({ jsonrpc: '2.0', id: 1, method: 'tools/call' }, 20)).toBe(1);
+    expect(budget.received({ jsonrpc: '2.0', id: 1 }, 20)).toBeUndefined();
+    expect(budget.owed).toBe(1);
+    expect(budget.open).toBe(false);
+  });
+
   it('lets messages arriving together in one at a time, so each is counted before the next', async () => {
     const budget = new ReplyBudget(new PassThrough(), { maxUnwrittenBytes: 1000, maxInFlightBytes: 10 });
     const read: number[] = [];

@@ -107,6 +107,25 @@ describe('stdio back-pressure', () => {
     expect(ids(delivered)).toEqual([1, 1]);
   });
 
+  it('keeps a request owed when a refused line names its id (issue 24, M4)', async () => {
+    const { input, output, transport, delivered } = wire({ maxInFlightBytes: 3 * REQUEST_BYTES });
+    const written: string[] = [];
+    output.on('data', (chunk: Buffer) => written.push(chunk.toString()));
+    output.resume();
+    await transport.start();
+    input.write(request(1) + request(2));
+    await settle();
+    // An id and no method: refused with -32600 carrying id 1, which must not settle request 1.
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1 })}\n${request(3)}${request(4)}`);
+    await settle();
+    expect(written.join('')).toContain('"id":1,"error"');
+    expect(ids(delivered)).toEqual([1, 2, 3]);
+    expect(transport.inFlightBytes).toBe(3 * REQUEST_BYTES);
+    await transport.send(reply(1));
+    await settle();
+    expect(ids(delivered)).toEqual([1, 2, 3, 4]);
+  });
+
   it('reads a request larger than the in-flight bound when nothing else is owed', async () => {
     const { input, output, transport, delivered } = wire({ maxInFlightBytes: 10 });
     output.resume();

@@ -31,7 +31,8 @@ export interface ProbeAllowance {
  * literal, and the document has such elements or attributes whose value is the literal once
  * whitespace is normalised but not before, this says how many and rewrites the comparison with
  * `normalize-space()`: after an empty answer as its explanation, after one that found something
- * (`answered`) as what it left out, probing only as far as a small document goes. The answer
+ * (`answered`) as what it left out, probing only as far as a small document goes. Only leaf
+ * elements (and attributes) are probed. The answer
  * itself never changes (docs/adr/0031-explain-a-value-padded-with-whitespace.md).
  */
 export function paddedValueHint(
@@ -47,7 +48,11 @@ export function paddedValueHint(
     const key = `${operand}=${literal}`;
     if (padded.has(key) || allowance.probes <= 0) continue;
     allowance.probes--;
-    const probe = `//${operand}[normalize-space(.)=${literal} and .!=${literal}]`;
+    // Leaves only (`not(*)`; an attribute has no children): a value a model compares with `=` is
+    // a field's, and the string-value of an element with elements inside repeats all their text,
+    // 250 nested levels of an 8 MiB document making one probe take seconds (issue 24, M1). Each
+    // leaf's text is read once, so a probe costs about one pass over the document's text.
+    const probe = `//${operand}[not(*)][normalize-space(.)=${literal} and .!=${literal}]`;
     const opLimit = answered ? MAX_PROBE_OPERATIONS_BESIDE_AN_ANSWER : MAX_XPATH_OPERATIONS;
     padded.set(key, countOf(doc, probe, namespaces, opLimit) ?? 0);
   }

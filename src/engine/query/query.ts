@@ -205,11 +205,9 @@ function stringOfNumber(
   const inner = soleArgumentOf('string', expression);
   if (inner === undefined) return undefined;
   const value = evaluate10(docPtr, inner, namespaces, { ...reading, output: 'values' });
-  if (isXPathFailure(value)) {
-    // Not XPath 1.0 inside: the whole expression is read again, as XPath 3.1 if it must be.
-    if (reading.view && mayBeXPath31(value)) return undefined;
-    throw failureError(inner, value, reading.opLimit);
-  }
+  // Whatever failed inside is told by the whole expression's evaluation, with positions in the
+  // whole (a caret placed in `inner` pointed at the wrong character), or answered as XPath 3.1.
+  if (isXPathFailure(value)) return undefined;
   return value.type === 'number' ? { type: 'string', count: 1, values: value.values } : undefined;
 }
 

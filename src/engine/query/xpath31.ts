@@ -74,8 +74,12 @@ export function answerXPath31(
         limit,
         language: 'xquery',
       });
-    } catch {
-      throw error;
+    } catch (xquery) {
+      // XQuery read it and then failed (a function it lacks, a type error): that is the error to
+      // tell. Only when it cannot read it either is XPath 3.1's syntax error the better one.
+      const xqueryRead = xquery instanceof Error && !/XPST0003/.test(xquery.message);
+      // A FLWOR of several clauses is XQuery: its syntax error is the one that fits.
+      throw xqueryRead || /FLWOR expressions in XPath/.test(error.message) ? xquery : error;
     }
   }
   return { ...readItems(answer, reading), xpath_version: '3.1' };
@@ -188,7 +192,7 @@ const ADVICE: Record<string, (detail: string) => string> = {
       ? ' A function that takes one value was given several: apply it to each with `!` (`//a ! lower-case(.)`) or pick one (`(//a)[1]`).'
       : ' Convert the values first (`number(.)`, `string(.)`, `xs:date(.)`).',
   XPST0017: () =>
-    ' Neither XPath 1.0 nor XPath 3.1 (as this server evaluates it) has that function with that many arguments; docs/behaviour.md lists what is missing.',
+    ' Neither XPath 1.0 nor XPath 3.1 (as this server evaluates it) has that function with that many arguments.',
   FORG0001: () =>
     ' A value does not have the form of the type it is cast to: check it with `xml_query` first, or test it (`. castable as xs:date`).',
 };

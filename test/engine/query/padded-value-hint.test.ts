@@ -78,6 +78,15 @@ describe('an empty answer to a value with whitespace around it', () => {
     expect(hint).not.toContain('whitespace');
   });
 
+  it('probes leaf elements only, so elements nested in each other never cost their whole text', () => {
+    // `x` holds an element: its string-value is everything under it, which the probe never builds.
+    const holding = '<r><y><x> 1 <b/></x></y><y><x> 1 </x></y></r>';
+    expect(explained(holding, "count(//y[x='1'])").hint).toContain(
+      "1 `x` value that is '1' only with extra whitespace",
+    );
+    expect(explained('<r><y><x> 1 <b/></x></y></r>', "count(//y[x='1'])").hint).toBeUndefined();
+  });
+
   it('spends at most a few probes on one batch, whatever its size', () => {
     const entries = Array.from({ length: 8 }, (_, i) => `//dependency[scope='test'][${i + 1}]/nothing`);
     const answered = queryAll(pom, entries);

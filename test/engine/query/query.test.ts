@@ -12,6 +12,12 @@ const library = `<?xml version="1.0"?>
 const failure = engineError;
 
 describe('query', () => {
+  it('points at the character at fault inside string(…) in the whole expression (issue 24)', () => {
+    const error = engineError(() => query(library, 'string(//book[@id=])'));
+    expect(error.message).toMatch(/at character 19/);
+    expect(error.message).toContain('\n  string(//book[@id=])\n                    ^');
+  });
+
   it('answers the quick-start node-set with string-values', () => {
     expect(query('<library><book><title>Dune</title></book></library>', '//title')).toEqual({
       type: 'node-set',

@@ -112,6 +112,23 @@ describe('XPath 3.1 answers', () => {
     ).toEqual(['A3', 'A1']);
   });
 
+  it('reads a FLWOR of several clauses as XQuery 3.1, and tells its own errors', () => {
+    expect(
+      query(
+        orders,
+        "for $c in distinct-values(//customer) let $n := count(//order[customer = $c]) where $n > 1 order by $c return $c || '=' || $n",
+      ).values,
+    ).toEqual(['Zoë=2']);
+    const missing = engineError(() =>
+      query(
+        orders,
+        "for $o in //order let $t := sum($o/line/@qty) order by $t return format-number($t, '0.0')",
+      ),
+    );
+    expect(missing.message).toContain('XPST0017');
+    expect(missing.message).toContain('format-number');
+  });
+
   it('computes with dates and durations', () => {
     expect(
       query(orders, 'xs:dateTime(//order[1]/@shipped) - xs:dateTime(//order[1]/@placed)').values,
