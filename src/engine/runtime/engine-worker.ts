@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { WORKER_JS_HEAP_MB } from '../../limits.js';
 import { EngineError } from '../errors.js';
 import type { EngineLimits, OperationName } from './operations.js';
+import type { Holding } from './waiting-ledger.js';
 import type { WorkerForget, WorkerReady, WorkerReply, WorkerRequest } from './worker.js';
 
 /** One engine call on its way to a worker, as the pool hands it over. */
@@ -11,8 +12,8 @@ export interface Job {
   op: OperationName;
   args: unknown;
   transfer: ArrayBuffer[];
-  /** What its arguments hold while it waits (MAX_QUEUED_BYTES). */
-  bytes: number;
+  /** What its arguments hold while it waits (MAX_QUEUED_BYTES, waiting-ledger.ts). */
+  holding: Holding;
   signal: AbortSignal | undefined;
   /** The worker running it, once dispatched: where the pool's one abort listener sends a cancel. */
   worker: EngineWorker | null;

@@ -11,6 +11,7 @@ import { EngineError } from '../errors.js';
 import { cancelled, EngineWorker, type Job } from './engine-worker.js';
 import { FairQueue } from './fair-queue.js';
 import type { EngineLimits, OperationName, Operations } from './operations.js';
+import { type Holding, type Refusal, WaitingLedger } from './waiting-ledger.js';
 
 export interface PoolOptions {
   /** Workers running engine calls at once; defaults to the number of cores. */
@@ -51,9 +52,7 @@ export interface RunOptions {
  */
 export class EnginePool {
   readonly #size: number;
-  readonly #maxQueued: number;
-  readonly #maxQueuedBytes: number;
-  #queuedBytes = 0;
+  readonly #waiting: WaitingLedger;
   readonly #maxHeapBytes: number;
   readonly #maxCalls: number;
   readonly #workerOptions: ConstructorParameters<typeof EngineWorker>[0];
@@ -73,8 +72,10 @@ export class EnginePool {
 
   constructor(options: PoolOptions = {}) {
     this.#size = Math.max(1, options.size ?? availableParallelism());
-    this.#maxQueued = options.maxQueued ?? MAX_QUEUED_CALLS;
-    this.#maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
+    this.#waiting = new WaitingLedger({
+      maxCalls: options.maxQueued ?? MAX_QUEUED_CALLS,
+      maxBytes: options.maxQueuedBytes ?? MAX_QUEUED_BYTES,
+    });
     this.#maxHeapBytes = options.maxHeapBytes ?? MAX_WORKER_HEAP_BYTES;
     this.#maxCalls = Math.max(1, options.maxCalls ?? MAX_WORKER_CALLS);
     this.#workerOptions = {
@@ -93,28 +94,25 @@ export class EnginePool {
   ): Promise<Operations[K]['result']> {
     if (this.#closed) return Promise.reject(closed());
     if (options.signal?.aborted) return Promise.reject(cancelled());
-    if (this.#queue.size >= this.#maxQueued) return Promise.reject(busy(this.#maxQueued));
-    const bytes = argumentBytes(args);
-    // A call alone larger than the bound still runs when nothing waits: it is within the
-    // argument limits, and refusing it would refuse it for good.
-    if (this.#queue.size > 0 && this.#queuedBytes + bytes > this.#maxQueuedBytes) {
-      return Promise.reject(busyWithBytes(this.#queuedBytes));
-    }
+    const holding = argumentHolding(args);
+    const client = options.client ?? '';
+    const refusal = this.#waiting.refusal(client, holding);
+    if (refusal) return Promise.reject(busy(refusal));
     return new Promise((resolve, reject) => {
       const job: Job = {
         id: this.#nextId++,
-        client: options.client ?? '',
+        client,
         op,
         args,
         transfer: transferables(args),
-        bytes,
+        holding,
         signal: options.signal,
         worker: null,
         resolve: resolve as (value: unknown) => void,
         reject,
       };
       this.#queue.push(job.client, job);
-      this.#queuedBytes += bytes;
+      this.#waiting.add(job.client, holding);
       // One listener for the call's whole life: waiting, it leaves the queue; running, its
       // worker ends (a no-op once answered). Left on the signal, which is the request's own.
       job.signal?.addEventListener('abort', () => this.#cancel(job), { once: true });
@@ -126,7 +124,7 @@ export class EnginePool {
   async close(): Promise<void> {
     this.#closed = true;
     for (const job of this.#queue.drain()) job.reject(closed());
-    this.#queuedBytes = 0;
+    this.#waiting.clear();
     this.#home.clear();
     this.#recycleDue = null;
     await Promise.all(this.#workers.splice(0).map((worker) => worker.stop(closed())));
@@ -178,7 +176,7 @@ export class EnginePool {
       return;
     }
     if (!this.#queue.remove(job.client, job)) return;
-    this.#queuedBytes -= job.bytes;
+    this.#waiting.remove(job.client, job.holding);
     job.reject(cancelled());
   }
 
@@ -187,7 +185,7 @@ export class EnginePool {
       const worker = this.#idleWorkerFor(this.#queue.peekClient());
       if (!worker) return;
       const job = this.#queue.shift() as Job;
-      this.#queuedBytes -= job.bytes;
+      this.#waiting.remove(job.client, job.holding);
       // Only a client whose documents are cached needs a home; stateless requests (a fresh
       // client id each) would otherwise fill the map.
       if (job.client !== '' && caches(job)) this.#home.set(job.client, worker);
@@ -267,17 +265,21 @@ function caches(job: Job): boolean {
 }
 
 /** Documents by their bytes, other strings (alone or in an array) by their length: what a waiting call keeps alive. */
-function argumentBytes(args: unknown): number {
-  let bytes = 0;
+/** What a call's arguments hold while it waits: its own bytes, and held documents' shared memory once. */
+function argumentHolding(args: unknown): Holding {
+  let own = 0;
+  const shared: Uint8Array[] = [];
   for (const value of Object.values(args as Record<string, unknown>)) {
-    if (value instanceof Uint8Array) bytes += value.byteLength;
-    else if (typeof value === 'string') bytes += value.length;
+    if (value instanceof Uint8Array) {
+      if (value.buffer instanceof SharedArrayBuffer) shared.push(value);
+      else own += value.byteLength;
+    } else if (typeof value === 'string') own += value.length;
     else if (Array.isArray(value)) {
       // A batch's expressions (xml_query's `xpath` as an array).
-      for (const item of value) if (typeof item === 'string') bytes += item.length;
+      for (const item of value) if (typeof item === 'string') own += item.length;
     }
   }
-  return bytes;
+  return { own, shared };
 }
 
 function transferables(args: unknown): ArrayBuffer[] {
@@ -296,17 +298,12 @@ function transferables(args: unknown): ArrayBuffer[] {
   return buffers;
 }
 
-function busy(queued: number): EngineError {
-  return new EngineError({
-    code: 'busy',
-    message: `The server is busy: ${queued} calls are already waiting for the XML engine. Retry in a moment.`,
-  });
-}
-
-function busyWithBytes(queuedBytes: number): EngineError {
-  const mib = Math.round(queuedBytes / (1024 * 1024));
-  return new EngineError({
-    code: 'busy',
-    message: `The server is busy: ${mib} MiB of documents are already waiting for the XML engine. Retry in a moment.`,
-  });
+function busy(refusal: Refusal): EngineError {
+  const what =
+    'calls' in refusal
+      ? `${refusal.calls} calls are already waiting for the XML engine`
+      : `${Math.round(refusal.bytes / (1024 * 1024))} MiB of documents are already waiting for the XML engine`;
+  const whose = refusal.client ? ' from this session' : '';
+  const advice = refusal.client ? ' Wait for their answers before sending more.' : ' Retry in a moment.';
+  return new EngineError({ code: 'busy', message: `The server is busy: ${what}${whose}.${advice}` });
 }

@@ -318,6 +318,38 @@ describe('EnginePool', () => {
     );
   });
 
+  it('gives each client a share of the waiting calls, so one cannot have the others refused (issue 24, M2)', async () => {
+    pool = new EnginePool({ size: 1, maxQueued: 8 });
+    const document = () => bytes('<r/>');
+    // One call runs; client a may keep a quarter of the queue (2) waiting, not more.
+    const calls = Array.from({ length: 3 }, () => pool.run('inspect', { xml: document() }, { client: 'a' }));
+    const flood = await rejectionOf(pool.run('inspect', { xml: document() }, { client: 'a' }));
+    expect(flood.code).toBe('busy');
+    expect(flood.message).toBe(
+      'The server is busy: 2 calls are already waiting for the XML engine from this session. Wait for their answers before sending more.',
+    );
+    const other = pool.run('inspect', { xml: document() }, { client: 'b' });
+    expect((await Promise.all([...calls, other])).map((result) => result.root)).toEqual(['r', 'r', 'r', 'r']);
+  });
+
+  it('counts a held document once however many waiting calls share it (issue 24, M2)', async () => {
+    pool = new EnginePool({ size: 1, maxQueuedBytes: 4_000 });
+    const text = `<r>${'x'.repeat(993)}</r>`; // 1,000 bytes
+    const held = new Uint8Array(new SharedArrayBuffer(text.length));
+    held.set(bytes(text));
+    // Six calls by the same held text: one runs, five wait holding its 1,000 bytes once.
+    const byHandle = Array.from({ length: 6 }, (_, i) =>
+      pool.run('inspect', { xml: held }, { client: `c${i}` }),
+    );
+    // The same text as a copy of its own per call: past 4,000 bytes the fifth copy is refused.
+    const copies = Array.from({ length: 3 }, (_, i) =>
+      pool.run('inspect', { xml: bytes(text) }, { client: `d${i}` }),
+    );
+    const overflow = await rejectionOf(pool.run('inspect', { xml: bytes(text) }, { client: 'e' }));
+    expect(overflow.message).toMatch(/^The server is busy: 4 MiB|^The server is busy: 0 MiB/);
+    expect((await Promise.all([...byHandle, ...copies])).every((result) => result.root === 'r')).toBe(true);
+  });
+
   it('takes turns between clients, so one busy client does not starve another', async () => {
     pool = new EnginePool({ size: 1 });
     const finished: string[] = [];
