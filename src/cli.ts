@@ -23,6 +23,7 @@ const RANGES = {
   'max-sessions': [1, MAX_SESSIONS_FLAG],
   'session-idle-ms': [1, MAX_SESSION_MS_FLAG],
   'session-evict-after-ms': [0, MAX_SESSION_MS_FLAG],
+  'session-keep-ms': [0, MAX_SESSION_MS_FLAG],
   'drain-ms': [0, MAX_DRAIN_MS],
 } as const satisfies Record<string, readonly [number, number]>;
 type IntegerFlag = keyof typeof RANGES;
@@ -34,6 +35,7 @@ const HTTP_ONLY = [
   'max-sessions',
   'session-idle-ms',
   'session-evict-after-ms',
+  'session-keep-ms',
   'instance',
   'stateless',
   'drain-ms',
@@ -59,6 +61,8 @@ HTTP transports only (refused with stdio):
                      Close a session after this long without a request, ${range('session-idle-ms')} (default: ${DEFAULT_SESSION_LIMITS.idleMs})
   --session-evict-after-ms MS
                      How long a session must have been idle before a new one may evict it, ${range('session-evict-after-ms')} (default: ${DEFAULT_SESSION_LIMITS.evictableAfterMs}; 0: at once)
+  --session-keep-ms MS
+                     The same for a session that has called a tool or holds a GET stream, ${range('session-keep-ms')} (default: ${DEFAULT_SESSION_LIMITS.engagedEvictableAfterMs})
   --instance NAME    Streamable HTTP: start every session id with NAME. (letters, digits, - and _, up to 32), so a load
                      balancer can route a session back to this process (docs/deploy.md)
   --stateless        Streamable HTTP: answer 2025-era requests without sessions too (no parse cache, no GET stream)
@@ -111,6 +115,7 @@ function settingsFromArgv(): Settings | { print: string } {
         'max-sessions': { type: 'string' },
         'session-idle-ms': { type: 'string' },
         'session-evict-after-ms': { type: 'string' },
+        'session-keep-ms': { type: 'string' },
         instance: { type: 'string' },
         stateless: { type: 'boolean' },
         'drain-ms': { type: 'string' },
@@ -142,6 +147,11 @@ function settingsFromArgv(): Settings | { print: string } {
     maxSessions: integerFlag(flags, 'max-sessions', DEFAULT_SESSION_LIMITS.maxSessions),
     idleMs: integerFlag(flags, 'session-idle-ms', DEFAULT_SESSION_LIMITS.idleMs),
     evictableAfterMs: integerFlag(flags, 'session-evict-after-ms', DEFAULT_SESSION_LIMITS.evictableAfterMs),
+    engagedEvictableAfterMs: integerFlag(
+      flags,
+      'session-keep-ms',
+      DEFAULT_SESSION_LIMITS.engagedEvictableAfterMs,
+    ),
   };
   const instance = flags.instance as string | undefined;
   if (instance !== undefined && !INSTANCE_NAME.test(instance))

@@ -11,18 +11,26 @@ export interface SessionLimits {
   idleMs: number;
   /** A full table evicts a session only once it has had no request for this long. */
   evictableAfterMs: number;
+  /**
+   * The same floor for a session that has made a tool call or holds a GET stream: a model
+   * between two calls may think for a minute, and its session (with its handles) must outlast
+   * that under churn.
+   */
+  engagedEvictableAfterMs: number;
 }
 
 /**
- * 5 s between a session's requests before a newcomer may take its place: longer than a client's
- * handshake (initialize, initialized, tools/list, first call), so a burst of new clients cannot
- * evict each other mid-handshake, yet short enough that keeping everyone out takes 64 new
- * sessions every 5 s, not 64 once per half hour (docs/adr/0009-evict-the-longest-idle-session.md).
+ * 5 s between a session's requests before a newcomer may take its place, for a session that has
+ * not called a tool: longer than a client's handshake (initialize, initialized, tools/list, first
+ * call), so a burst of new clients cannot evict each other mid-handshake. A session that has
+ * called a tool keeps its place for 5 minutes of silence: bare `initialize`s at any rate evict
+ * each other, never a model thinking between calls (docs/adr/0036-sessions-a-thinking-model-keeps.md).
  */
 export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   maxSessions: 64,
   idleMs: 30 * 60 * 1000,
   evictableAfterMs: 5_000,
+  engagedEvictableAfterMs: 5 * 60 * 1000,
 };
 
 export type Admission<S> = { ok: true; session: S } | { ok: false; retryAfterSeconds: number };
@@ -32,6 +40,8 @@ interface Entry<S> {
   lastSeen: number;
   inFlight: number;
   streams: number;
+  /** It has made a tool call: a client at work, not only a handshake. */
+  engaged: boolean;
 }
 
 /**
@@ -61,27 +71,33 @@ export class SessionRegistry<S extends Session> {
   }
 
   /**
-   * Opens a session if there is room, evicting (and closing) the session idle longest when the
-   * table is full and that one has been idle `evictableAfterMs`; otherwise refuses with the
-   * seconds until a session could be evicted. Synchronous, so concurrent admissions cannot
-   * overfill the table; `open` runs only when admitted.
+   * Opens a session if there is room, evicting (and closing) one when the table is full: the
+   * longest idle of those past their floor, a session that never called a tool before one that
+   * did; otherwise refuses with the seconds until one will be past its floor. Synchronous, so
+   * concurrent admissions cannot overfill the table; `open` runs only when admitted.
    */
   admit(open: () => S): Admission<S> {
     if (this.#sessions.size >= this.#limits.maxSessions) {
-      const now = this.#now();
-      const oldest = this.#longestIdle();
-      const idleFor = oldest ? now - oldest[1].lastSeen : 0;
-      if (!oldest || idleFor < this.#limits.evictableAfterMs) {
-        // With every session busy, a slot frees at the earliest a full floor after a request ends.
-        const waitMs = this.#limits.evictableAfterMs - idleFor;
-        return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
-      }
-      this.#sessions.delete(oldest[0]);
-      oldest[1].session.close().catch(() => {});
+      const { evict, waitMs } = this.#evictable(this.#now());
+      if (!evict) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+      this.#sessions.delete(evict[0]);
+      evict[1].session.close().catch(() => {});
     }
     const session = open();
-    this.#sessions.set(session.id, { session, lastSeen: this.#now(), inFlight: 0, streams: 0 });
+    this.#sessions.set(session.id, {
+      session,
+      lastSeen: this.#now(),
+      inFlight: 0,
+      streams: 0,
+      engaged: false,
+    });
     return { ok: true, session };
+  }
+
+  /** The session made a tool call: from now on it keeps its place through a model's pauses. */
+  engage(id: string): void {
+    const entry = this.#sessions.get(id);
+    if (entry) entry.engaged = true;
   }
 
   /**
@@ -140,17 +156,34 @@ export class SessionRegistry<S extends Session> {
     await Promise.all(all.map((entry) => entry.session.close().catch(() => {})));
   }
 
-  /** A linear scan: the table holds at most `maxSessions` entries. */
-  #longestIdle(): [string, Entry<S>] | undefined {
-    let oldest: [string, Entry<S>] | undefined;
+  /**
+   * The session to evict, or how long until one may be: a linear scan (the table holds at most
+   * `maxSessions` entries). A running call protects its session; a held GET stream does not,
+   * or 64 sessions holding streams would keep newcomers out until the idle reaper (30 minutes).
+   */
+  #evictable(now: number): { evict?: [string, Entry<S>]; waitMs: number } {
+    const { evictableAfterMs, engagedEvictableAfterMs } = this.#limits;
+    let bare: [string, Entry<S>] | undefined;
+    let engaged: [string, Entry<S>] | undefined;
+    let waitMs = evictableAfterMs;
+    let idleSeen = false;
     for (const pair of this.#sessions) {
-      if (
-        pair[1].inFlight === 0 &&
-        pair[1].streams === 0 &&
-        (!oldest || pair[1].lastSeen < oldest[1].lastSeen)
-      )
-        oldest = pair;
+      const entry = pair[1];
+      if (entry.inFlight > 0) continue;
+      // A held stream is a client still listening: the longer floor, never a wall (ADR 0036).
+      const kept = entry.engaged || entry.streams > 0;
+      const floor = kept ? engagedEvictableAfterMs : evictableAfterMs;
+      const idleFor = now - entry.lastSeen;
+      if (idleFor >= floor) {
+        if (kept) {
+          if (!engaged || entry.lastSeen < engaged[1].lastSeen) engaged = pair;
+        } else if (!bare || entry.lastSeen < bare[1].lastSeen) bare = pair;
+      } else {
+        waitMs = idleSeen ? Math.min(waitMs, floor - idleFor) : floor - idleFor;
+        idleSeen = true;
+      }
     }
-    return oldest;
+    const evict = bare ?? engaged;
+    return evict ? { evict, waitMs: 0 } : { waitMs };
   }
 }

@@ -112,6 +112,7 @@ export function createSseEndpoint(
         replyError(res, 400, INVALID_REQUEST, reusedIdMessage(reused));
         return { ok: false as const };
       }
+      if ((body.body as { method?: unknown } | null)?.method === 'tools/call') sessions.engage(id);
       return { ...body, owed: session.replies.received(body.body, body.bytes) };
     });
     if (!read.ok) return;

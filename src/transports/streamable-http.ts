@@ -96,6 +96,11 @@ export function createStreamableHttpEndpoint(
     return session;
   }
 
+  /** A tools/call (alone, not in a batch): its session is a client at work (ADR 0036). */
+  function isToolCall(body: unknown): boolean {
+    return (body as { method?: unknown } | null)?.method === 'tools/call';
+  }
+
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const admission = sessions.admit(newSession);
     if (!admission.ok) {
@@ -128,6 +133,7 @@ export function createStreamableHttpEndpoint(
         replyError(res, 404, -32001, `Session not found: ${whyUnknown(id, instance)}`);
         return;
       }
+      if (isToolCall(body)) sessions.engage(id);
       await session.transport.handleRequest(req, res, body);
       if (req.method === 'DELETE') sessions.remove(id);
       return;

@@ -18,7 +18,7 @@ type FakeSession = ReturnType<typeof fakeSession>;
 function registryAt(limits: Partial<SessionLimits>) {
   const clock = { now: 1_000_000 };
   const registry = new SessionRegistry<FakeSession>(
-    { maxSessions: 10, idleMs: 60_000, evictableAfterMs: 5_000, ...limits },
+    { maxSessions: 10, idleMs: 60_000, evictableAfterMs: 5_000, engagedEvictableAfterMs: 300_000, ...limits },
     () => clock.now,
   );
   const open = (id: string) => {
@@ -147,18 +147,45 @@ describe('SessionRegistry', () => {
     await registry.closeAll();
   });
 
-  it('reaps a session whose only activity is a held stream, yet never evicts it for a newcomer', async () => {
-    const { clock, registry, open } = registryAt({ idleMs: 1_000, maxSessions: 1, evictableAfterMs: 0 });
+  it('reaps a session whose only activity is a held stream, and keeps it from newcomers only for the longer floor', async () => {
+    const { clock, registry, open } = registryAt({
+      idleMs: 600_000,
+      maxSessions: 1,
+      evictableAfterMs: 0,
+      engagedEvictableAfterMs: 60_000,
+    });
     const held = open('held');
     registry.begin('held', 'stream');
     clock.now += 500;
-    // Full, and the one session holds a stream: a newcomer waits.
-    expect(registry.admit(() => fakeSession('new')).ok).toBe(false);
-    clock.now += 5_000;
-    // Nothing sent for longer than idleMs: the stream no longer keeps the slot.
-    expect(await registry.reapIdle()).toBe(1);
-    expect(held.closed).toBe(true);
+    // Full, and the one session holds a stream: a newcomer waits the rest of the longer floor.
+    expect(registry.admit(() => fakeSession('new'))).toEqual({ ok: false, retryAfterSeconds: 60 });
+    clock.now += 60_000;
+    // A stream is no wall (issue 24, M5): past the floor, a newcomer takes the slot.
     expect(registry.admit(() => fakeSession('new')).ok).toBe(true);
+    expect(held.closed).toBe(true);
+    await registry.closeAll();
+  });
+
+  it('lets bare sessions evict each other, never a session that called a tool within the longer floor (issue 24, M5)', async () => {
+    const { clock, registry, open } = registryAt({ maxSessions: 4 });
+    const thinking = open('thinking');
+    registry.begin('thinking');
+    registry.engage('thinking');
+    registry.end('thinking');
+    // Bare initializes at 25 a second for three minutes: each evicts a bare one past 5 s.
+    for (let n = 0; n < 25 * 180; n++) {
+      clock.now += 40;
+      const admission = registry.admit(() => fakeSession(`bare-${n}`));
+      if (n >= 3) expect(admission.ok || admission.retryAfterSeconds <= 5).toBe(true);
+    }
+    // The model comes back after three minutes of thought: its session is there.
+    expect(registry.begin('thinking')).toBe(thinking);
+    registry.end('thinking');
+    expect(thinking.closed).toBe(false);
+    // Past the longer floor with no call, it may go like any other.
+    clock.now += 300_000;
+    for (let n = 0; n < 4; n++) registry.admit(() => fakeSession(`late-${n}`));
+    expect(thinking.closed).toBe(true);
     await registry.closeAll();
   });
 

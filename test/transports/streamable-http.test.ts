@@ -112,7 +112,8 @@ describe('Streamable HTTP sessions', () => {
     expect((await openStream(url, streaming, controller.signal)).status).toBe(200);
     const refused = await fetch(url, { method: 'POST', headers, body: initialize });
     expect(refused.status).toBe(503);
-    expect(refused.headers.get('retry-after')).toBe('1');
+    // A held stream keeps its session the longer floor (ADR 0036), 5 minutes by default.
+    expect(refused.headers.get('retry-after')).toBe('300');
     await refused.text();
     controller.abort();
     await eventually(async () => {
