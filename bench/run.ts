@@ -7,6 +7,8 @@
  *   --lxml-only: only the comparison with the lxml server (after the same warm-up)
  *   --half: half the iterations of every measurement (for a machine too busy for the full run)
  *   --native-only: only inspect and format against libxml2 in C (bench/native-c.ts)
+ *   --xpath31-only: only XPath 3.1 against XPath 1.0, first calls and the view's memory
+ *                   (bench/xpath31-figures.ts; a server of its own, about 3 minutes on 2 cores)
  *
  * Pairing: each iteration makes one call through the server and then the same engine call in
  * this process on the same input (A B A B …), so both sides see the same machine state and the
@@ -48,6 +50,7 @@ const { DocumentCache } = await import('../src/engine/runtime/document-cache.js'
 const { outlineCases, outlineTable } = await import('./inspect-outline.js');
 const { formatToBytes } = await import('../src/engine/format.js');
 const { nativeSection, versusNative } = await import('./native-c.js');
+const { xpath31Figures, xpath31Section } = await import('./xpath31-figures.js');
 const { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } = await import(
   '../src/transports/lift-documents.js'
 );
@@ -57,6 +60,7 @@ const WORKLOAD_ONLY = process.argv.includes('--workload');
 const LXML_ONLY = process.argv.includes('--lxml-only');
 const HALF = process.argv.includes('--half');
 const NATIVE_ONLY = process.argv.includes('--native-only');
+const XPATH31_ONLY = process.argv.includes('--xpath31-only');
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const LXML_SERVER = fileURLToPath(new URL('./lxml_server.py', import.meta.url));
@@ -1155,12 +1159,49 @@ function workloadSection(rows: WorkloadRow[]): string[] {
   ];
 }
 
+/** XPath 3.1 against 1.0 on its own server, on the 200 KB, 2 MB and 8 MiB documents. */
+function xpath31(docs: BenchDocument[]): ReturnType<typeof xpath31Figures> {
+  return xpath31Figures(docs.slice(1), {
+    cli: CLI,
+    protocol: PROTOCOL,
+    collectGarbage,
+    log,
+    quick: QUICK,
+    half: HALF,
+  });
+}
+
+/** The report of `--xpath31-only`: the machine, then the section; raw samples to bench/results/. */
+async function xpath31Only(docs: BenchDocument[], info: Record<string, string | number>): Promise<void> {
+  const started = performance.now();
+  const figures = await xpath31(docs);
+  const minutes = (performance.now() - started) / 60_000;
+  info['load average at end (1 min)'] = os.loadavg()[0]?.toFixed(2) ?? 'unknown';
+  const out = [
+    `# oxml-mcp benchmark: XPath 3.1 (--xpath31-only${QUICK ? ', --quick: too few iterations to quote' : ''}${HALF ? ', --half' : ''})`,
+    '',
+    `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · ${info.cpu} · ${info.cores} cores · ${info.memory} · ${info.os} · Node ${info.node} · libxml2-wasm ${info['libxml2-wasm']} · commit ${info.commit} · run took ${minutes.toFixed(1)} min · load average ${info['load average at start (1 min)']} at start, ${info['load average at end (1 min)']} at end`,
+    '',
+    ...xpath31Section(figures),
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  const file = `${dir}bench-xpath31-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  writeFileSync(
+    file,
+    `${JSON.stringify({ machine: info, quick: QUICK, minutes, xpath31: figures }, null, 1)}\n`,
+  );
+  log(`raw samples written to ${file}`);
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const info = machine();
   log(`generating documents`);
   const docs = SIZES.map((size) => generateDocument(size));
   const [tiny, medium, twoMb, large] = docs as [BenchDocument, BenchDocument, BenchDocument, BenchDocument];
+  if (XPATH31_ONLY) return xpath31Only(docs, info);
 
   const spawned = performance.now();
   const server = new StdioClient(process.execPath, [CLI]);
@@ -1173,6 +1214,7 @@ async function main(): Promise<void> {
   let workload: WorkloadRow[];
   let outline: ReturnType<typeof outlineCases> = [];
   let native: Awaited<ReturnType<typeof versusNative>> | undefined;
+  let figures31: Awaited<ReturnType<typeof xpath31Figures>> | undefined;
   try {
     const init = await initializeStdio(server, PROTOCOL);
     if (!('result' in init.reply))
@@ -1217,6 +1259,7 @@ async function main(): Promise<void> {
   } finally {
     await server.close();
   }
+  if (!LXML_ONLY) figures31 = await xpath31(docs);
   const minutes = (performance.now() - started) / 60_000;
   info['load average at end (1 min)'] = os.loadavg()[0]?.toFixed(2) ?? 'unknown';
 
@@ -1327,6 +1370,10 @@ async function main(): Promise<void> {
     out.push(...nativeSection(native));
     out.push('');
   }
+  if (figures31) {
+    out.push(...xpath31Section(figures31));
+    out.push('');
+  }
   const checked = LXML_ONLY ? [] : targets(stdio, repeated, lxml);
   if (!LXML_ONLY) {
     out.push('## Where the time goes (components timed round-robin in one loop with the real call)');
@@ -1376,6 +1423,7 @@ async function main(): Promise<void> {
         lxml,
         native,
         breakdown: parts,
+        xpath31: figures31,
         targets: checked,
       },
       null,
