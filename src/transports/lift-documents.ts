@@ -44,6 +44,9 @@ const TOOLS_CALL = Buffer.from('tools/call', 'latin1');
  */
 export const LIFT_DOCUMENTS_FROM_BYTES = 16 * 1024;
 
+/** Whitespace between two tokens, in bytes, past which a line is no client's: see `#peek`. */
+const MAX_WHITESPACE_RUN = 64 * 1024;
+
 /** Why a line is left to the ordinary path; never an error of its own. */
 class NotLiftable extends Error {}
 
@@ -284,14 +287,24 @@ class Lifter {
     return code;
   }
 
-  /** The next byte that is not JSON whitespace, leaving the reader on it. */
+  /**
+   * The next byte that is not JSON whitespace, leaving the reader on it. A run of whitespace
+   * longer than any client writes leaves the line to `JSON.parse`, which skips 90 MiB of spaces
+   * in a tenth of the time a byte loop here takes (issue 24, M3).
+   */
   #peek(): number | undefined {
     const bytes = this.#bytes;
-    while (this.#at < bytes.length) {
-      const byte = bytes[this.#at] as number;
-      if (byte !== SPACE && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return byte;
-      this.#at++;
+    const start = this.#at;
+    const end = Math.min(bytes.length, start + MAX_WHITESPACE_RUN);
+    for (let at = start; at < end; at++) {
+      const byte = bytes[at] as number;
+      if (byte !== SPACE && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) {
+        this.#at = at;
+        return byte;
+      }
     }
+    if (end < bytes.length) throw new NotLiftable();
+    this.#at = end;
     return undefined;
   }
 

@@ -147,6 +147,13 @@ describe('parseLineLiftingDocuments', () => {
     expect(parseLineLiftingDocuments(bytes)).toBeUndefined();
   });
 
+  it('leaves a line with a whitespace run no client writes to JSON.parse (issue 24, M3)', () => {
+    const spaced = (run: number) =>
+      `{"method":"tools/call","params":{"arguments":{"xpath":"1",${' '.repeat(run)}"xml":"<a/>"}}}`;
+    expect(liftedBytes(parseLineLiftingDocuments(line(spaced(60_000))), 'xml').toString()).toBe('<a/>');
+    expect(parseLineLiftingDocuments(line(spaced(70_000)))).toBeUndefined();
+  });
+
   it('skips nested values elsewhere and lifts the document (deeper ones never reach it: json-shape.ts)', () => {
     const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
     const text = (levels: number) =>
