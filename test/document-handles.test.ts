@@ -290,7 +290,7 @@ describe('document handles within a session', () => {
     const result = await stateless.call('xml_query', { document: 'd_AAAAAAAAAAAAAAAAAAAAAA', xpath: '1' });
     expect(result.isError).toBe(true);
     expect(text(result)).toBe(
-      'This request has no session (2026-07-28 over HTTP is stateless), so no document is held: send its text as `xml`.',
+      'This request has no session (stateless HTTP: a 2026-07-28 request, or a server run with --stateless), so no document is held: send its text as `xml`.',
     );
     const schema = await stateless.call('xml_validate', { xml: '<r/>', schema: 'd_AAAAAAAAAAAAAAAAAAAAAA' });
     expect(text(schema)).toContain('so no schema is held: send its text as `xsd`.');

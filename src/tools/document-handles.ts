@@ -259,7 +259,7 @@ export function resolveDocuments(
       if (!held) {
         return {
           ok: false,
-          message: `This request has no session (2026-07-28 over HTTP is stateless), so no ${pair.what} is held: send its text as \`${pair.text}\`.`,
+          message: `This request has no session (stateless HTTP: a 2026-07-28 request, or a server run with --stateless), so no ${pair.what} is held: send its text as \`${pair.text}\`.`,
         };
       }
       const bytes = held.get(handle);

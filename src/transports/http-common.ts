@@ -134,11 +134,29 @@ function refuseTooLarge(req: IncomingMessage, res: ServerResponse): void {
  * address it was told to bind), and a browser `Origin`, when present, must be local too.
  */
 export function rebindingGuards(host: string): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const names = new Set(localhostAllowedHostnames());
-  if (!isWildcard(host)) names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+  const names = allowedHostnames(host);
   const validHost = hostHeaderValidation([...names]);
   const validOrigin = originValidation([...names]);
   return (req, res) => validHost(req, res) && validOrigin(req, res);
+}
+
+function allowedHostnames(host: string): Set<string> {
+  const names = new Set(localhostAllowedHostnames());
+  if (!isWildcard(host)) names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+  return names;
+}
+
+/** Whether a request's `Host` names this server as the rebinding guard accepts it, answering nothing. */
+export function trustedHost(host: string): (req: IncomingMessage) => boolean {
+  const names = allowedHostnames(host);
+  return (req) => {
+    const header = req.headers.host;
+    if (header === undefined) return false;
+    const name = header.startsWith('[')
+      ? header.slice(0, header.indexOf(']') + 1)
+      : header.replace(/:\d+$/, '');
+    return names.has(name.toLowerCase());
+  };
 }
 
 function isWildcard(host: string): boolean {

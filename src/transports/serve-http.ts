@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EnginePool } from '../engine/runtime/pool.js';
 import { VERSION } from '../version.js';
-import { type Listening, listen, rebindingGuards, replyError } from './http-common.js';
+import { type Listening, listen, rebindingGuards, replyError, trustedHost } from './http-common.js';
 import type { SessionLimits } from './sessions.js';
 import { createStreamableHttpEndpoint, MCP_PATH } from './streamable-http.js';
 
@@ -56,14 +56,20 @@ export async function serveHttp(
   /** While draining: when this process will be gone at the latest (ms since the epoch). */
   let drainingUntil: number | undefined;
 
-  const health = (res: ServerResponse) => {
+  const trusted = trustedHost(options.host);
+  /**
+   * Any `Host` gets the status (a balancer probes by whatever address it has); only a `Host` the
+   * `/mcp` endpoint would accept also gets the counts, which a stranger should not watch (how many
+   * sessions and calls a server has says when others use it; issue 24).
+   */
+  const health = (req: IncomingMessage, res: ServerResponse) => {
     const body = JSON.stringify({
       status: drainingUntil === undefined ? 'ok' : 'draining',
       version: VERSION,
       ...(options.instance === undefined ? {} : { instance: options.instance }),
-      sessions: endpoint.sessions.size,
-      calls: endpoint.callsInFlight(),
-      ...engine.stats,
+      ...(trusted(req)
+        ? { sessions: endpoint.sessions.size, calls: endpoint.callsInFlight(), ...engine.stats }
+        : {}),
     });
     res.writeHead(drainingUntil === undefined ? 200 : 503, {
       'Content-Type': 'application/json',
@@ -76,7 +82,7 @@ export async function serveHttp(
     async (req, res) => {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
-        health(res);
+        health(req, res);
         return;
       }
       if (!guard(req, res)) return;

@@ -53,7 +53,7 @@ async function queryByHandle(client: Client, session: boolean): Promise<void> {
     });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toBe(
-      'This request has no session (2026-07-28 over HTTP is stateless), so no document is held: send its text as `xml`.',
+      'This request has no session (stateless HTTP: a 2026-07-28 request, or a server run with --stateless), so no document is held: send its text as `xml`.',
     );
     return;
   }

@@ -46,10 +46,17 @@ async function openSession(url: string): Promise<string> {
 
 /** A GET with a Host header of our choosing (fetch may not set one). */
 function getWithHost(url: string, host: string): Promise<number> {
+  return bodyWithHost(url, host).then(({ status }) => status);
+}
+
+function bodyWithHost(url: string, host: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers: { host, accept: 'application/json, text/event-stream' } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
     });
     req.once('error', reject);
     req.end();
@@ -82,6 +89,15 @@ describe('GET /healthz', () => {
     const url = await start('streamable-http');
     expect(await getWithHost(healthOf(url), '10.0.0.7:8101')).toBe(200);
     expect(await getWithHost(url, '10.0.0.7:8101')).toBe(403);
+  });
+
+  it('gives a foreign Host the status only, never the counts a stranger should not watch (issue 24)', async () => {
+    const url = await start('streamable-http', 'a');
+    const foreign = await bodyWithHost(healthOf(url), 'evil.example:8101');
+    expect(foreign.status).toBe(200);
+    expect(JSON.parse(foreign.text)).toEqual({ status: 'ok', version: VERSION, instance: 'a' });
+    const local = await bodyWithHost(healthOf(url), new URL(url).host);
+    expect(JSON.parse(local.text)).toHaveProperty('sessions', 0);
   });
 
   it('is served beside the legacy SSE transport too', async () => {
