@@ -694,12 +694,16 @@ const framed = (lines: Part[]) => lines.flatMap((part) => [part, '\n']);
 const nullReplies = (responses: Response[]) => responses.filter((r) => r.id === null).length;
 const moreNullRepliesThan = (allowed: number) => (responses: Response[]) => nullReplies(responses) > allowed;
 
-/** Non-blank lines the transport will see in `bytes` (an upper bound on the replies they earn). */
+/**
+ * Non-blank lines the transport will see in `bytes` (an upper bound on the replies they earn):
+ * blank as JSON counts whitespace (space, tab, CR), as the transport does; a line of NBSP or
+ * U+3000 is a line it answers (-32700), as HTTP does.
+ */
 function nonBlankLines(bytes: Buffer): number {
   return bytes
     .toString('utf8')
     .split('\n')
-    .filter((text) => text.trim() !== '').length;
+    .filter((text) => text.replace(/^[ \t\r]+|[ \t\r]+$/g, '') !== '').length;
 }
 
 // ---------------------------------------------------------------------------------------------
