@@ -300,3 +300,31 @@ describe('document handles within a session', () => {
     expect(answer.structuredContent).not.toHaveProperty('document');
   });
 });
+
+describe('an answer names only the handles still held', () => {
+  it('leaves out a handle evicted while its call ran (issue 24)', async () => {
+    const { resolveDocuments } = await import('../src/tools/document-handles.js');
+    const each = 4096 + HELD_DOCUMENT_OVERHEAD_BYTES;
+    const documents = new HeldDocuments({ sessionBytes: 10 * each, processBytes: 2 * each });
+    const mine = documents.open();
+    const other = documents.open();
+    const engine = { run: async () => ({}) } as unknown as Parameters<typeof resolveDocuments>[4];
+    const resolved = resolveDocuments(
+      'xml_check',
+      new Set(['xml', 'document']),
+      { xml: documentOf(4096, 'a') },
+      mine,
+      engine,
+    );
+    if (!resolved.ok) throw new Error('refused');
+    // While the call runs, another session's texts fill the process bound: this one goes.
+    other.hold(documentOf(4096, 'b'));
+    other.hold(documentOf(4096, 'c'));
+    const answer = resolved.answer({
+      content: [{ type: 'text', text: 'Well-formed.' }],
+      structuredContent: {},
+    });
+    expect(answer.content).toEqual([{ type: 'text', text: 'Well-formed.' }]);
+    expect(answer.structuredContent).toEqual({});
+  });
+});

@@ -157,6 +157,11 @@ export class SessionDocuments {
     return held.bytes;
   }
 
+  /** Whether the handle is still held (an answer names only those), without touching its turn. */
+  holds(handle: string): boolean {
+    return this.#byHandle.has(handle);
+  }
+
   release(handle: string): void {
     const held = this.#byHandle.get(handle);
     if (!held) return;
@@ -294,7 +299,10 @@ export function resolveDocuments(
         for (const handle of fresh) held?.release(handle);
         return result;
       }
-      return withHandles(result, handles, sentText);
+      // A handle evicted while the call ran (other sessions' texts filled the process bound) is
+      // not named: the next call would be told it is no longer held (issue 24).
+      const live = handles.filter(([, handle]) => held?.holds(handle) ?? false);
+      return withHandles(result, live, sentText && live.length > 0);
     },
   };
 }
