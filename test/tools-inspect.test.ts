@@ -120,6 +120,7 @@ describe('xml_inspect shows the shape a query needs', () => {
       details: { r: 't', t: 'text' },
       namespaces: [],
       outline: ['/r: t'],
+      values: { '/r/t': 'x' },
       distinctPaths: 2,
     });
   });
