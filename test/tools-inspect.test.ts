@@ -127,7 +127,9 @@ describe('xml_inspect shows the shape a query needs', () => {
 
   it('shows what an attribute and a leaf hold, so the filter is written right in the next call', async () => {
     const moves = `<log>${['IN', 'OUT', 'IN', 'IN', 'OUT']
-      .map((direction, i) => `<move direction="${direction}"><qty>${i * 10 + 5}</qty><note> late </note></move>`)
+      .map(
+        (direction, i) => `<move direction="${direction}"><qty>${i * 10 + 5}</qty><note> late </note></move>`,
+      )
       .join('')}</log>`;
     const answer = await call('xml_inspect', { xml: moves });
     expect(text(answer)).toContain(
