@@ -101,6 +101,12 @@ export const VALUES_NOTE_CHARS = 300;
 /** What the namespaces may take of a budget smaller than this (listedNamespaces). */
 const NAMESPACE_FLOOR_CHARS = 2_000;
 
+/**
+ * The fields of one line whose values are looked at: one element of 10^5 attributes would
+ * otherwise work out 10^5 values' notation to show the few hundred that fit.
+ */
+const FIELDS_PER_LINE = 64;
+
 /** The shortest outline line (`/a`): below this much budget the outline stops looking. */
 const MIN_LINE_CHARS = 3;
 
@@ -173,7 +179,8 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     for (const path of lines) {
       if (allowance.left < MIN_LINE_CHARS) break;
       if (!shown.has(path)) continue;
-      for (const field of remembered(fieldsByPath, path, () => fieldsOf(path, shape.names))) {
+      const fields = remembered(fieldsByPath, path, () => fieldsOf(path, shape.names));
+      for (const field of fields.slice(0, FIELDS_PER_LINE)) {
         if (shownFields.has(field)) continue;
         field.text ??= `${field.label}: ${profileText(field.profile, field.occurrences, lineCap)}`;
         if (allowance.claim(field.text.length + 3)) shownFields.add(field);

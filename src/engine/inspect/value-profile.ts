@@ -53,7 +53,7 @@ export class ValueProfile {
     this.count++;
     if (end === start) {
       this.empty++;
-      this.#count(0x811c9dc5, 0x9747b28c, bytes, start, end);
+      countValue(this, 0x811c9dc5, 0x9747b28c, bytes, start, end);
       return;
     }
     // One pass over the bytes: two hashes, the number and date forms, markup.
@@ -98,7 +98,7 @@ export class ValueProfile {
       if (this.firstDate === '' || text < this.firstDate) this.firstDate = text;
       if (text > this.lastDate) this.lastDate = text;
     }
-    this.#count(high, low, bytes, start, end);
+    countValue(this, high, low, bytes, start, end);
   }
 
   /** Adds the other field's values to this one's (a name over its paths). */
@@ -125,10 +125,10 @@ export class ValueProfile {
       const known = this.kept.get(key);
       if (known) known.count += value.count;
       else if (this.kept.size < MAX_PROFILE_VALUES) this.kept.set(key, { ...value });
-      else this.#estimate(value.high, value.low);
+      else estimate(this, value.high, value.low);
     }
     if (other.sketch) {
-      this.#startSketch();
+      startSketch(this);
       const sketch = this.sketch as Uint8Array;
       for (let i = 0; i < SKETCH_SIZE; i++)
         sketch[i] = Math.max(sketch[i] as number, other.sketch[i] as number);
@@ -153,43 +153,50 @@ export class ValueProfile {
     const count = Math.min(this.count, Math.max(this.kept.size + 1, Math.round(estimate)));
     return { count, estimated: true };
   }
+}
 
-  #count(high: number, low: number, bytes: Uint8Array, start: number, end: number): void {
-    high = mix(high);
-    low = mix(low);
-    // 53 bits of the two hashes: two distinct values share a key once in ~10^16 pairs.
-    const key = (high >>> 0) * 0x200000 + (low >>> 11);
-    const known = this.kept.get(key);
-    if (known) {
-      known.count++;
-      return;
-    }
-    if (this.kept.size < MAX_PROFILE_VALUES) {
-      const { text, cut } = shown(bytes, start, end);
-      this.kept.set(key, { text, cut, count: 1, high, low });
-      return;
-    }
-    this.#estimate(high, low);
+/** Counts a value by its hashes: a kept one's count, a new one kept while there is room, else the sketch. */
+function countValue(
+  profile: ValueProfile,
+  high: number,
+  low: number,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+): void {
+  high = mix(high);
+  low = mix(low);
+  // 53 bits of the two hashes: two distinct values share a key once in ~10^16 pairs.
+  const key = (high >>> 0) * 0x200000 + (low >>> 11);
+  const known = profile.kept.get(key);
+  if (known) {
+    known.count++;
+    return;
   }
+  if (profile.kept.size < MAX_PROFILE_VALUES) {
+    const { text, cut } = shown(bytes, start, end);
+    profile.kept.set(key, { text, cut, count: 1, high, low });
+    return;
+  }
+  estimate(profile, high, low);
+}
 
-  #startSketch(): void {
-    if (this.sketch) return;
-    this.sketch = new Uint8Array(SKETCH_SIZE);
-    for (const value of this.kept.values()) this.#register(value.high, value.low);
-  }
+function startSketch(profile: ValueProfile): void {
+  if (profile.sketch) return;
+  profile.sketch = new Uint8Array(SKETCH_SIZE);
+  for (const value of profile.kept.values()) register(profile.sketch, value.high, value.low);
+}
 
-  #estimate(high: number, low: number): void {
-    this.#startSketch();
-    this.#register(high, low);
-  }
+function estimate(profile: ValueProfile, high: number, low: number): void {
+  startSketch(profile);
+  register(profile.sketch as Uint8Array, high, low);
+}
 
-  #register(high: number, low: number): void {
-    const sketch = this.sketch as Uint8Array;
-    // The register from the top byte of one hash, the rank from the other's low 21 bits.
-    const index = high >>> 24;
-    const rank = Math.clz32((low << 11) | 0x400) + 1;
-    if (rank > (sketch[index] as number)) sketch[index] = rank;
-  }
+/** The register from the top byte of one hash, the rank from the other's low 21 bits. */
+function register(sketch: Uint8Array, high: number, low: number): void {
+  const index = high >>> 24;
+  const rank = Math.clz32((low << 11) | 0x400) + 1;
+  if (rank > (sketch[index] as number)) sketch[index] = rank;
 }
 
 function nextNumberState(state: number, byte: number): number {
@@ -240,6 +247,19 @@ function ascii(bytes: Uint8Array, start: number, end: number): string {
  * most four bytes a character, and never leaves half a surrogate pair.
  */
 function shown(bytes: Uint8Array, start: number, end: number): { text: string; cut: boolean } {
+  // Short ASCII, the usual value, without TextDecoder, which costs microseconds a call.
+  if (end - start <= MAX_PROFILE_VALUE_CHARS) {
+    let text = '';
+    for (let at = start; at < end; at++) {
+      const byte = bytes[at] as number;
+      if (byte >= 0x80) {
+        text = '';
+        break;
+      }
+      text += String.fromCharCode(byte);
+      if (at === end - 1) return { text, cut: false };
+    }
+  }
   const room = 4 * MAX_PROFILE_VALUE_CHARS;
   const whole = end - start <= room;
   const text = decoder.decode(bytes.subarray(start, whole ? end : start + room));
