@@ -47,6 +47,26 @@ export function measureOutline(
   warmup: number,
   collectGarbage: () => void = () => {},
 ): OutlineCase {
+  return measurePaired(label, xml, iterations, warmup, collectGarbage, [
+    (tree) => inspectDocumentBefore(tree),
+    (tree) => inspectDocument(tree),
+  ]);
+}
+
+type Tree = ReturnType<typeof parseDocument>;
+
+/**
+ * Two inspects of one tree, `before` and `outline` (the names of the report this was written
+ * for), A B then B A on one parse per iteration; warm-up iterations are not kept.
+ */
+export function measurePaired(
+  label: string,
+  xml: string,
+  iterations: number,
+  warmup: number,
+  collectGarbage: () => void,
+  [before, after]: [(tree: Tree) => unknown, (tree: Tree) => unknown],
+): OutlineCase {
   const result: OutlineCase = {
     label,
     bytes: Buffer.byteLength(xml),
@@ -64,8 +84,8 @@ export function measureOutline(
     const tree = doc as ReturnType<typeof parseDocument>;
     try {
       const sides: Array<[number[], () => unknown]> = [
-        [result.before, () => inspectDocumentBefore(tree)],
-        [result.outline, () => inspectDocument(tree)],
+        [result.before, () => before(tree)],
+        [result.outline, () => after(tree)],
       ];
       if (i % 2 === 1) sides.reverse();
       const times = sides.map(([, run]) => {

@@ -48,6 +48,7 @@ const { format } = await import('../src/engine/format.js');
 const { parseDocument } = await import('../src/engine/parse.js');
 const { DocumentCache } = await import('../src/engine/runtime/document-cache.js');
 const { outlineCases, outlineTable } = await import('./inspect-outline.js');
+const { valuesCases, valuesTable } = await import('./inspect-values.js');
 const { formatToBytes } = await import('../src/engine/format.js');
 const { nativeSection, versusNative } = await import('./native-c.js');
 const { xpath31Figures, xpath31Section } = await import('./xpath31-figures.js');
@@ -1213,6 +1214,7 @@ async function main(): Promise<void> {
   let cold: ColdStart;
   let workload: WorkloadRow[];
   let outline: ReturnType<typeof outlineCases> = [];
+  let values: ReturnType<typeof valuesCases> = [];
   let native: Awaited<ReturnType<typeof versusNative>> | undefined;
   let figures31: Awaited<ReturnType<typeof xpath31Figures>> | undefined;
   try {
@@ -1255,6 +1257,8 @@ async function main(): Promise<void> {
       ]);
       log('xml_inspect: the outline against the inspect before it');
       outline = outlineCases([twoMb, large], QUICK, collectGarbage);
+      log('xml_inspect: with values against without');
+      values = valuesCases([twoMb, large], QUICK, collectGarbage);
     }
   } finally {
     await server.close();
@@ -1319,6 +1323,14 @@ async function main(): Promise<void> {
     );
     out.push('');
     out.push(outlineTable(outline));
+    out.push('');
+    out.push('## `xml_inspect`: with values against names and counts only (in process, paired on one parse)');
+    out.push('');
+    out.push(
+      "Each iteration parses once, then runs inspect with `values: false` and today's (every attribute value and leaf text read into its profile, ADR 0037) on that tree, alternating which goes first. Ratio = with values / without.",
+    );
+    out.push('');
+    out.push(valuesTable(values));
     out.push('');
     out.push('## Streamable HTTP (2025 session, one keep-alive connection) vs in process (paired)');
     out.push('');

@@ -261,3 +261,12 @@ export const MAX_VIOLATION_TEXT_CHARS = 1_000;
 export const MAX_HELD_SESSION_BYTES = 32 * 1024 * 1024;
 export const MAX_HELD_PROCESS_BYTES = 128 * 1024 * 1024;
 export const HELD_DOCUMENT_OVERHEAD_BYTES = 3 * 1024;
+
+/**
+ * What xml_inspect keeps of each field's values (an attribute or a text-holding leaf at one
+ * path): this many distinct values with their counts, each value's first characters for the
+ * answer; past it the counts of those and an estimate of the distinct values, so that a field of
+ * 600,000 distinct values costs what a field of 33 does (docs/adr/0037-inspect-shows-values.md).
+ */
+export const MAX_PROFILE_VALUES = 32;
+export const MAX_PROFILE_VALUE_CHARS = 40;

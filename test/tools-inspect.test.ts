@@ -120,8 +120,29 @@ describe('xml_inspect shows the shape a query needs', () => {
       details: { r: 't', t: 'text' },
       namespaces: [],
       outline: ['/r: t'],
+      values: { '/r/t': 'x' },
       distinctPaths: 2,
     });
+  });
+
+  it('shows what an attribute and a leaf hold, so the filter is written right in the next call', async () => {
+    const moves = `<log>${['IN', 'OUT', 'IN', 'IN', 'OUT']
+      .map(
+        (direction, i) => `<move direction="${direction}"><qty>${i * 10 + 5}</qty><note> late </note></move>`,
+      )
+      .join('')}</log>`;
+    const answer = await call('xml_inspect', { xml: moves });
+    expect(text(answer)).toContain(
+      '/log/move ×5: @direction; qty note\n  @direction: IN×3 OUT×2\n  qty: 5 distinct: 5 15 25 35 45\n  note: " late "×5; 5 with white space at an edge\n',
+    );
+    expect(text(answer)).toContain('Indented under it, what its attributes and leaves hold');
+    expect((answer.structuredContent as { values: Record<string, string> }).values).toEqual({
+      '/log/move/@direction': 'IN×3 OUT×2',
+      '/log/move/qty': '5 distinct: 5 15 25 35 45',
+      '/log/move/note': '" late "×5; 5 with white space at an edge',
+    });
+    const ins = await call('xml_query', { xml: moves, xpath: "sum(//move[@direction='IN']/qty)" });
+    expect(text(ins)).toBe('65');
   });
 
   it('refuses a max_chars outside its bounds, naming it', async () => {

@@ -55,10 +55,15 @@ export function planInspect(doc: Doc): Plan {
         distinctPaths: f.notes > 0 ? 5 : 4,
       };
       const listed = Array.isArray(sc.elements) ? (sc.elements as Named[]) : [];
-      const got = { ...sc, elements: [...listed].sort(byName) };
+      // The values depend on the random records: the model checks which fields have them.
+      const { values, ...rest } = sc as { values?: Record<string, string> };
+      const got = { ...rest, elements: [...listed].sort(byName) };
       if (!isDeepStrictEqual(got, want)) {
         return `structuredContent ${clip(JSON.stringify(sc))} != ${clip(JSON.stringify(want))}`;
       }
+      const fields = [...attrs.split(' '), name, number].map((field) => `/${rootName}/${record}/${field}`);
+      const missingField = fields.find((field) => typeof values?.[field] !== 'string');
+      if (missingField !== undefined) return `structuredContent.values lacks ${missingField}`;
       const text = (textOf(result) ?? '').split('\n');
       const lines = [
         `Root element: ${doc.root}`,

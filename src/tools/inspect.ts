@@ -28,19 +28,23 @@ const output = z.object({
     }),
   ),
   outline: z.array(z.string()),
+  values: z.object({}).catchall(z.string()),
   distinctPaths: z.int(),
   distinctElements: count.optional(),
   distinctNamespaces: count.optional(),
   truncated: z.literal(true).optional(),
 });
 
-true satisfies Declares<typeof output, Omit<InspectResult, 'omitted' | 'unprefixedExample'>>;
+true satisfies Declares<
+  typeof output,
+  Omit<InspectResult, 'omitted' | 'unprefixedExample' | 'outlineValues'>
+>;
 
 export const xmlInspect = defineTool({
   name: 'xml_inspect',
   title: 'Inspect XML structure',
   description:
-    "Summarise an XML document's shape: root, depth, an outline of its element paths with counts, attributes and children, each element name's count, and the namespaces to pass to xml_query. Call this first on an unfamiliar document.",
+    "Summarise an XML document's shape: root, depth, an outline of its element paths with counts, attributes and children and the values they hold (counts, ranges, examples), each element name's count, and the namespaces to pass to xml_query. Call this first on an unfamiliar document.",
   input: z.object({
     ...documentArguments,
     max_chars: z.int().min(MIN_OUTPUT_CHARS).max(MAX_OUTPUT_CHARS).default(DEFAULT_INSPECT_CHARS),
@@ -53,7 +57,12 @@ export const xmlInspect = defineTool({
         { xml: encode(xml), maxChars: max_chars, ...(cacheAs ? { cacheAs } : {}) },
         call,
       );
-      const { omitted: _omitted, unprefixedExample: _examples, ...structured } = result;
+      const {
+        omitted: _omitted,
+        unprefixedExample: _examples,
+        outlineValues: _values,
+        ...structured
+      } = result;
       return toolResult(render(result, max_chars), structured);
     });
   },
@@ -73,8 +82,20 @@ function render(result: InspectResult, maxChars: number): string {
   ];
   if (result.outline.length > 0) {
     lines.push(
-      'Outline, one line per distinct element path (a leaf without attributes is named only on its parent\'s line): its count (×N), @attributes, child elements, and "text" when it holds text; ×N after an attribute is how many carry it, after a child how many there are, where that differs from the count:',
-      ...result.outline,
+      `Outline, one line per distinct element path (a leaf without attributes is named only on its parent's line): its count (×N), @attributes, child elements, and "text" when it holds text; ×N after an attribute is how many carry it, after a child how many there are, where that differs from the count${
+        result.outlineValues.some((under) => under.length > 0)
+          ? '. Indented under it, what its attributes and leaves hold: value×count, a range, or how many distinct (≈ estimated) with examples; quoted where spaces matter'
+          : ''
+      }:`,
+      ...result.outline.flatMap((line, i) => [
+        line,
+        ...(result.outlineValues[i] ?? []).map((field) => `  ${field}`),
+      ]),
+    );
+  }
+  if (result.omitted.values > 0) {
+    lines.push(
+      `[Values of ${result.omitted.values} of ${result.omitted.fields} fields left out: raise max_chars, or ask xml_query, e.g. distinct-values(//NAME/@ATTR).]`,
     );
   }
   if (result.omitted.paths > 0) {

@@ -33,6 +33,16 @@ describe('xml_inspect on the built binary', () => {
     expect(shown).toContain('//ns1:para, not //para');
   });
 
+  it('says what the fields of a DocBook chapter hold, under their outline lines', async () => {
+    const chapter = readFileSync(new URL('../fixtures/docbook-chapter.xml', import.meta.url), 'utf8');
+    const answer = await inspect(chapter);
+    expect(text(answer)).toContain(
+      'tip×1\n  @xml:id: 3 distinct: sec-requirements sec-packages sec-first-start\n  title: 3 distinct: Requirements "Installing the package" "First start"\n',
+    );
+    const values = (answer.structuredContent as { values: Record<string, string> }).values;
+    expect(values['/chapter/@xml:lang']).toBe('en');
+  });
+
   it.each([
     ['a DocBook book of 300+ element names', docbookBook],
     ['one element with 10^5 attributes', () => manyAttributes(100_000)],

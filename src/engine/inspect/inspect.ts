@@ -5,8 +5,11 @@ import {
   MAX_INSPECT_NAMES,
   MAX_INSPECT_NAMESPACES,
 } from '../../limits.js';
+import { nodeFields } from '../libxml2/tree.js';
 import { withDocument, type XmlSource } from '../parse.js';
+import { profileText } from './profile-text.js';
 import { type DocumentShape, documentShape, type NamespaceShape, type PathShape } from './shape.js';
+import type { ValueProfile } from './value-profile.js';
 
 export { XML_NAMESPACE } from '../marks.js';
 
@@ -43,6 +46,15 @@ export interface InspectResult {
   outline: string[];
   /** How many distinct element paths the document has. */
   distinctPaths: number;
+  /**
+   * What the fields of the outline's paths hold, within the budget: the field as a path
+   * (`/records/record/@id`, `/records/record/name` for a leaf named on its parent's line,
+   * `/records/record/price/text()` for the text of a path with a line of its own) → its values in
+   * profile-text.ts's notation (`books×1342 music×1320`, `integers 0–499, 500 distinct`).
+   */
+  values: Record<string, string>;
+  /** For the text: under each outline line, its fields' values (`@id: 7910 distinct, e.g. …`). */
+  outlineValues: string[][];
   /** Present when `elements` or `namespaces` were cut to the budget: how many there are in all. */
   distinctElements?: number;
   distinctNamespaces?: number;
@@ -61,11 +73,16 @@ export interface Omitted {
   details: number;
   /** Lines whose attributes or children were cut (`…+N more`). */
   cutLines: number;
+  /** Fields (attributes, text-holding leaves) whose values were not shown, and how many there are. */
+  values: number;
+  fields: number;
 }
 
 export interface InspectOptions {
   /** Characters the answer's lists may take; the text adds a few fixed lines. */
   maxChars?: number;
+  /** Read the fields' values (the default); false reads names and counts only (the benchmark's baseline). */
+  values?: boolean;
 }
 
 /**
@@ -74,8 +91,21 @@ export interface InspectOptions {
  */
 export const INSPECT_FIXED_CHARS = 1_300;
 
+/**
+ * What the text's sentences about values take (the outline heading's second sentence, the note
+ * saying how many fields' values were left out): claimed from the lists' budget when the first
+ * value is shown, so a small budget keeps its outline lines.
+ */
+export const VALUES_NOTE_CHARS = 300;
+
 /** What the namespaces may take of a budget smaller than this (listedNamespaces). */
 const NAMESPACE_FLOOR_CHARS = 2_000;
+
+/**
+ * The fields of one line whose values are looked at: one element of 10^5 attributes would
+ * otherwise work out 10^5 values' notation to show the few hundred that fit.
+ */
+const FIELDS_PER_LINE = 64;
 
 /** The shortest outline line (`/a`): below this much budget the outline stops looking. */
 const MIN_LINE_CHARS = 3;
@@ -86,7 +116,7 @@ export function inspect(xml: XmlSource, options: InspectOptions = {}): InspectRe
 
 /** `inspect` on a document parsed for querying, which stays the caller's. */
 export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}): InspectResult {
-  const shape = documentShape(doc);
+  const shape = documentShape(doc, nodeFields(), { values: options.values ?? true });
   const maxChars = options.maxChars ?? DEFAULT_INSPECT_CHARS;
   const root = shape.root ? (shape.names[shape.root.name] as string) : '';
   const budget = new Budget(maxChars - INSPECT_FIXED_CHARS - root.length);
@@ -104,23 +134,15 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
   // The outline first, up to a quarter of what is left; then the names with their counts; then the
   // names' attributes and children, most frequent first; what is still left, to the outline.
   const lines = preorder.filter(ownsLine).sort(byDepth);
-  const lineTexts = new Map<PathShape, { text: string; cut: boolean }>();
+  const lineTexts = new Map<PathShape, { text: string; cut: boolean; path: string }>();
   const shown = new Set<PathShape>();
   const fillOutline = (limit: number) => {
-    let left = Math.min(limit, budget.left);
+    const allowance = budget.share(limit);
     for (const path of lines) {
-      if (left < MIN_LINE_CHARS) break;
+      if (allowance.left < MIN_LINE_CHARS) break;
       if (shown.has(path)) continue;
-      let line = lineTexts.get(path);
-      if (!line) {
-        line = pathLine(path, shape.names, lineCap);
-        lineTexts.set(path, line);
-      }
-      const cost = line.text.length + 1;
-      if (cost > left) continue;
-      left -= cost;
-      budget.take(cost);
-      shown.add(path);
+      const line = remembered(lineTexts, path, () => pathLine(path, shape.names, lineCap));
+      if (allowance.claim(line.text.length + 1)) shown.add(path);
     }
   };
   fillOutline(Math.floor(budget.left / 4));
@@ -143,21 +165,62 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     detailed.push([element.name, detail.text]);
     return element;
   });
+  // The values of the lines shown so far may take half of what is left, the deeper lines the
+  // rest, then the values of those.
+  const fieldsByPath = new Map<PathShape, Field[]>();
+  const shownFields = new Set<Field>();
+  let noted = false;
+  const fillValues = (limit: number) => {
+    const allowance = budget.share(limit);
+    if (!noted) {
+      if (allowance.left < 2 * VALUES_NOTE_CHARS) return;
+      noted = allowance.claim(VALUES_NOTE_CHARS);
+    }
+    for (const path of lines) {
+      if (allowance.left < MIN_LINE_CHARS) break;
+      if (!shown.has(path)) continue;
+      const fields = remembered(fieldsByPath, path, () => fieldsOf(path, shape.names));
+      for (const field of fields.slice(0, FIELDS_PER_LINE)) {
+        if (shownFields.has(field)) continue;
+        field.text ??= `${field.label}: ${profileText(field.profile, field.occurrences, lineCap)}`;
+        if (allowance.claim(field.text.length + 3)) shownFields.add(field);
+      }
+    }
+  };
+  fillValues(Math.floor(budget.left / 2));
   fillOutline(budget.left);
+  fillValues(budget.left);
   const outline: string[] = [];
+  const outlineValues: string[][] = [];
+  const values: Array<[string, string]> = [];
   for (const path of preorder) {
     const line = shown.has(path) ? lineTexts.get(path) : undefined;
     if (!line) continue;
     outline.push(line.text);
     if (line.cut) cutLines++;
+    const under: string[] = [];
+    for (const field of fieldsByPath.get(path) ?? []) {
+      if (!shownFields.has(field) || field.text === undefined) continue;
+      under.push(field.text);
+      values.push([`${line.path}/${field.key}`, field.text.slice(field.label.length + 2)]);
+    }
+    outlineValues.push(under);
   }
+  let fieldCount = 0;
+  for (const path of preorder) if (ownsLine(path)) fieldCount += fieldsOf(path, shape.names, false).length;
 
   // Covered: paths with a line, and the leaves named on one.
   let covered = shown.size;
   for (const path of shown) {
     for (const child of path.children?.values() ?? []) if (!ownsLine(child)) covered++;
   }
-  const omitted: Omitted = { paths: shape.paths - covered, details: omittedDetails, cutLines };
+  const omitted: Omitted = {
+    paths: shape.paths - covered,
+    details: omittedDetails,
+    cutLines,
+    values: fieldCount - shownFields.size,
+    fields: fieldCount,
+  };
   const unprefixedExample = new Map<string, string>();
   const defaults = shape.namespaces.filter((ns) => ns.prefixes.includes(null)).length;
   for (const name of names) {
@@ -176,6 +239,8 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     attributes: shape.totalAttributes,
     outline,
     distinctPaths: shape.paths,
+    values: Object.fromEntries(values),
+    outlineValues,
     omitted,
     unprefixedExample,
   };
@@ -187,7 +252,8 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     result.distinctElements !== undefined ||
     omitted.paths > 0 ||
     omitted.details > 0 ||
-    omitted.cutLines > 0
+    omitted.cutLines > 0 ||
+    omitted.values > 0
   ) {
     result.truncated = true;
   }
@@ -205,6 +271,36 @@ class Budget {
   take(chars: number): void {
     this.left -= chars;
   }
+  /** At most `limit` of what is left, taken from this budget as it is claimed. */
+  share(limit: number): Allowance {
+    return new Allowance(this, Math.min(limit, this.left));
+  }
+}
+
+class Allowance {
+  readonly #budget: Budget;
+  left: number;
+  constructor(budget: Budget, chars: number) {
+    this.#budget = budget;
+    this.left = chars;
+  }
+  /** Takes `chars` if they fit. */
+  claim(chars: number): boolean {
+    if (chars > this.left) return false;
+    this.left -= chars;
+    this.#budget.take(chars);
+    return true;
+  }
+}
+
+/** The map's value for `key`, made and kept the first time it is asked for. */
+function remembered<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
 }
 
 /**
@@ -336,7 +432,11 @@ function detailsOf(name: NameShape, strings: string[], cap: number): Details {
   return facts(name.count, attributes, children, name.text, strings, cap);
 }
 
-function pathLine(path: PathShape, strings: string[], cap: number): { text: string; cut: boolean } {
+function pathLine(
+  path: PathShape,
+  strings: string[],
+  cap: number,
+): { text: string; cut: boolean; path: string } {
   const steps: string[] = [];
   for (let step: PathShape | undefined = path; step && step.depth > 0; step = step.parent) {
     steps.push(strings[step.name] as string);
@@ -344,7 +444,8 @@ function pathLine(path: PathShape, strings: string[], cap: number): { text: stri
   const detail = facts(path.count, path.attributes ?? NONE, childCounts(path), path.text, strings, cap);
   const count = path.count === 1 ? '' : ` ×${path.count}`;
   const tail = detail.text === '' ? '' : `: ${detail.text}`;
-  return { text: `/${steps.reverse().join('/')}${count}${tail}`, cut: detail.cut };
+  const written = `/${steps.reverse().join('/')}`;
+  return { text: `${written}${count}${tail}`, cut: detail.cut, path: written };
 }
 
 /**
@@ -378,4 +479,40 @@ function facts(
   };
   const parts = [list(attributes, '@', 'attributes'), list(children, '', 'children'), text ? 'text' : ''];
   return { text: parts.filter((part) => part !== '').join('; '), cut };
+}
+
+/** One field of a path's line: an attribute, the text of a leaf named on the line, or its own text. */
+interface Field {
+  /** `@id`, `name`, or `text()`. */
+  label: string;
+  /** The field's step below the line's path: `@id`, `name`, `text()`. */
+  key: string;
+  profile: ValueProfile;
+  occurrences: number;
+  /** `label: values`, once worked out. */
+  text?: string;
+}
+
+/**
+ * The fields whose values a path's line shows: its attributes, its leaves that hold text and have
+ * no line of their own, and its own text when it holds text and no element. A path that holds
+ * elements somewhere has no text field (mixed content reads better by query).
+ * `named` false counts them without building labels.
+ */
+function fieldsOf(path: PathShape, strings: string[], named = true): Field[] {
+  const fields: Field[] = [];
+  const field = (label: string, profile: ValueProfile, occurrences: number) => {
+    fields.push({ label: named ? label : '', key: named ? label : '', profile, occurrences });
+  };
+  for (const [attr, profile] of path.attributeValues ?? []) {
+    field(`@${strings[attr] as string}`, profile, profile.count);
+  }
+  for (const child of path.children?.values() ?? []) {
+    if (!ownsLine(child) && child.text && child.textValues && child.children === undefined) {
+      field(strings[child.name] as string, child.textValues, child.count);
+    }
+  }
+  if (path.text && path.textValues && path.children === undefined)
+    field('text()', path.textValues, path.count);
+  return fields;
 }

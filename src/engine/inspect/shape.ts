@@ -1,4 +1,5 @@
 import type { XmlDocument } from 'libxml2-wasm';
+import { attributeValue, holdsOnlyText, leafText } from '../libxml2/node-values.js';
 import {
   documentPointer,
   holdsText,
@@ -9,6 +10,7 @@ import {
   nodeFields,
   walk,
 } from '../libxml2/tree.js';
+import { ValueProfile } from './value-profile.js';
 
 /** One distinct element path (`/project/dependencies/dependency`): the facts of its elements. */
 export interface PathShape {
@@ -27,6 +29,10 @@ export interface PathShape {
   children: Map<number, PathShape> | undefined;
   /** The child path the walk found last. */
   last: PathShape | undefined;
+  /** Attribute name → its values here, when the walk gathers values. */
+  attributeValues: Map<number, ValueProfile> | undefined;
+  /** The text of the elements here that hold text and no element, when the walk gathers values. */
+  textValues: ValueProfile | undefined;
 }
 
 /** A namespace URI as the document uses it. */
@@ -69,9 +75,16 @@ interface Declaration {
  * element path with its count, attributes, children and text, and every namespace the elements
  * and attributes use. Time is linear in the nodes and attributes: names are read from libxml2
  * once per distinct (prefix, name pointer), not once per node, and the nodes' fields through
- * `fields` (a view of libxml2's memory unless a test asks for the wrapper's accessors).
+ * `fields` (a view of libxml2's memory unless a test asks for the wrapper's accessors). With
+ * `values` (the default) it also reads every attribute's value and every leaf's text once, into a
+ * bounded profile per field (value-profile.ts); without, it reads names and counts only.
  */
-export function documentShape(doc: XmlDocument, fields: NodeFields = nodeFields()): DocumentShape {
+export function documentShape(
+  doc: XmlDocument,
+  fields: NodeFields = nodeFields(),
+  options: { values?: boolean } = {},
+): DocumentShape {
+  const values = options.values ?? true;
   const names: string[] = [];
   /**
    * libxml2 name pointer → index into `names`, one map per prefix (0: none). A parsed document
@@ -130,6 +143,8 @@ export function documentShape(doc: XmlDocument, fields: NodeFields = nodeFields(
     attributes: undefined,
     children: undefined,
     last: undefined,
+    attributeValues: undefined,
+    textValues: undefined,
   };
   /** The path of the element open at each depth; [0] is the document node. */
   const open: PathShape[] = [top];
@@ -171,6 +186,8 @@ export function documentShape(doc: XmlDocument, fields: NodeFields = nodeFields(
           attributes: undefined,
           children: undefined,
           last: undefined,
+          attributeValues: undefined,
+          textValues: undefined,
         };
         parent.children.set(name, path);
         paths++;
@@ -186,6 +203,20 @@ export function documentShape(doc: XmlDocument, fields: NodeFields = nodeFields(
         const attrName = nameOf(attr, attrDeclaration);
         path.attributes ??= new Map();
         path.attributes.set(attrName, (path.attributes.get(attrName) ?? 0) + 1);
+        if (values) {
+          path.attributeValues ??= new Map();
+          let profile = path.attributeValues.get(attrName);
+          if (!profile) {
+            profile = new ValueProfile();
+            path.attributeValues.set(attrName, profile);
+          }
+          attributeValue(attr, fields, profile);
+        }
+      }
+      // A path already seen with an element inside shows no text values: skip reading them.
+      if (values && path.children === undefined && holdsOnlyText(node, fields)) {
+        path.textValues ??= new ValueProfile();
+        leafText(node, fields, path.textValues);
       }
     },
     fields,

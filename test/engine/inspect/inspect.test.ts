@@ -112,7 +112,7 @@ describe('inspect shows the shape a query needs', () => {
     expect(result.outline[0]).toMatch(/^\/project: @xsi:schemaLocation; modelVersion parent groupId/);
     // Leaves without attributes have no line of their own, and every path is accounted for.
     expect(result.outline.some((line) => line.startsWith('/project/modelVersion'))).toBe(false);
-    expect(result.omitted).toEqual({ paths: 0, details: 0, cutLines: 0 });
+    expect(result.omitted).toEqual({ paths: 0, details: 0, cutLines: 0, values: 0, fields: 29 });
     expect(result).not.toHaveProperty('truncated');
   });
 
