@@ -102,6 +102,17 @@ describe('xml_inspect shows the shape a query needs', () => {
     expect(text(entries)).toBe('3');
   });
 
+  it('stays within max_chars whatever the names: a 50,000-character root name is cut (issue 24)', async () => {
+    const name = `r${'x'.repeat(49_999)}`;
+    for (const max_chars of [8_000, 200_000]) {
+      const result = await call('xml_inspect', { xml: `<${name}><a/></${name}>`, max_chars });
+      expect(text(result).length).toBeLessThanOrEqual(max_chars);
+      expect(text(result)).toContain(`Root element: r${'x'.repeat(20)}`);
+    }
+    const short = await call('xml_inspect', { xml: `<${name}/>`, max_chars: 8_000 });
+    expect(text(short)).toMatch(/^Root element: rx+…\[cut\]\n/);
+  });
+
   it('keeps the answers it gave before: root, depth, totals, names with counts', async () => {
     const answer = await call('xml_inspect', { xml: '<r><t>x</t></r>' });
     expect(text(answer)).toContain(

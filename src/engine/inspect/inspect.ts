@@ -6,6 +6,7 @@ import {
   MAX_INSPECT_NAMESPACES,
 } from '../../limits.js';
 import { nodeFields } from '../libxml2/tree.js';
+import { CUT_MARK } from '../marks.js';
 import { withDocument, type XmlSource } from '../parse.js';
 import { profileText } from './profile-text.js';
 import { type DocumentShape, documentShape, type NamespaceShape, type PathShape } from './shape.js';
@@ -118,7 +119,14 @@ export function inspect(xml: XmlSource, options: InspectOptions = {}): InspectRe
 export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}): InspectResult {
   const shape = documentShape(doc, nodeFields(), { values: options.values ?? true });
   const maxChars = options.maxChars ?? DEFAULT_INSPECT_CHARS;
-  const root = shape.root ? (shape.names[shape.root.name] as string) : '';
+  const fullRoot = shape.root ? (shape.names[shape.root.name] as string) : '';
+  // A name may be 50,000 characters: the root line takes at most a quarter of the budget, cut
+  // with the mark like any value, so the answer stays within max_chars whatever the names (issue 24).
+  const rootChars = Math.floor(maxChars / 4);
+  const root =
+    fullRoot.length <= rootChars
+      ? fullRoot
+      : `${fullRoot.slice(0, Math.max(0, rootChars - CUT_MARK.length))}${CUT_MARK}`.toWellFormed();
   const budget = new Budget(maxChars - INSPECT_FIXED_CHARS - root.length);
   // One line (a paragraph with a hundred kinds of inline element) never takes more than this.
   const lineCap = Math.max(200, Math.floor(maxChars / 16));
