@@ -127,6 +127,10 @@ describe('XPath 3.1 answers', () => {
     );
     expect(missing.message).toContain('XPST0017');
     expect(missing.message).toContain('format-number');
+    const twoKeys = engineError(() =>
+      query(orders, 'for $o in //order order by $o/customer, $o/@id return $o/@id'),
+    );
+    expect(twoKeys.message).toContain('`order by` takes one key here');
   });
 
   it('computes with dates and durations', () => {
