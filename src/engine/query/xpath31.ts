@@ -175,7 +175,7 @@ export function xpath31Error(
   if (/More than one order spec is not supported/.test(detail)) {
     return new EngineError({
       code: 'xpath-failed',
-      message: `The expression \`${expression}\` could not be evaluated as XPath 3.1: \`order by\` takes one key here (fontoxpath has no tie-break keys): order by the main key alone, and ties keep the order they came in; to break ties, nest a second FLWOR ordered by the other key inside the first and call again.`,
+      message: `The expression \`${expression}\` could not be evaluated as XPath 3.1: \`order by\` takes one key here (fontoxpath has no tie-break keys): order by the main key alone and call again.`,
     });
   }
   if (/Cannot pass attribute nodes to custom functions/.test(detail)) {
