@@ -227,7 +227,7 @@ export const documentArguments = {
 
 /** xml_validate's schema: its text as `xsd`, or its handle as `schema`. */
 export const schemaArguments = {
-  xsd: documentText().describe('The XSD schema itself, as text.').optional(),
+  xsd: documentText().describe('The schema itself, as text: XSD, RELAX NG (XML) or DTD.').optional(),
   schema: z.string().optional(),
 };
 

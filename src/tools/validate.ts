@@ -19,29 +19,44 @@ const output = z.object({
     z.object({ message: z.string(), path: z.string().nullable(), line: z.int().nullable() }),
   ),
   truncated: z.literal(true).optional(),
+  language: z.enum(['relaxng', 'dtd']).optional(),
 });
 
 true satisfies Declares<typeof output, ValidateResult>;
 
 export const xmlValidate = defineTool({
   name: 'xml_validate',
-  title: 'Validate XML against XSD',
+  title: 'Validate XML against a schema',
   description:
-    'Validate a document against an XML Schema (XSD 1.0) given as text. Lists the violations (the first 100) with element path and line, and their exact total. xs:import/xs:include are never fetched: inline them.',
+    'Validate a document against a schema given as text: XSD 1.0, RELAX NG (XML syntax) or a DTD. Lists the violations (the first 100) with element path and line, and their exact total. Nothing a schema includes or imports is fetched: inline it.',
   input: z.object({ ...documentArguments, ...schemaArguments }),
   output,
   async run({ xml, xsd }, { engine, call }) {
     return answering(async () => {
       const result = await engine.run('validate', { xml: encode(xml), xsd: encode(xsd) }, call);
-      if (result.valid) return toolResult('Valid: the document conforms to the schema.', { ...result });
+      if (result.valid)
+        return toolResult(`Valid: the document conforms to ${theSchema(result)}.`, { ...result });
       return toolError(render(result) + truncationNote(result), { ...result });
     });
   },
 });
 
-function render({ total, violations }: ValidateResult): string {
+function render(result: ValidateResult): string {
+  const { total, violations } = result;
   const lines = violations.map((violation, index) => `${index + 1}. ${describe(violation)}`);
-  return [`Invalid: ${total} violation${total === 1 ? '' : 's'} of the schema.`, ...lines].join('\n');
+  return [`Invalid: ${total} violation${total === 1 ? '' : 's'} of ${theSchema(result)}.`, ...lines].join(
+    '\n',
+  );
+}
+
+/**
+ * The answer names the language that validated; an XSD answer reads as it always has
+ * (docs/adr/0038-relax-ng-and-dtd-in-the-xsd-argument.md).
+ */
+function theSchema({ language }: ValidateResult): string {
+  if (language === 'relaxng') return 'the RELAX NG schema';
+  if (language === 'dtd') return 'the DTD';
+  return 'the schema';
 }
 
 function describe(violation: Violation): string {

@@ -5,6 +5,7 @@ import {
   XmlNodeType,
   XmlNsStruct,
   XmlTreeCommonStruct,
+  xmlDocGetRootElement,
   xmlFreeDtd,
   xmlGetIntSubset,
   xmlNodeGetContent,
@@ -28,6 +29,11 @@ export { XmlNodeType as NodeType };
 /** The libxml2 pointer behind a document, for the raw calls the public API does not offer. */
 export function documentPointer(doc: XmlDocument): DocumentRef {
   return (doc as unknown as { _ptr: number })._ptr;
+}
+
+/** The document's root element (0 when it has none). */
+export function rootElement(doc: XmlDocument): NodeRef {
+  return xmlDocGetRootElement(documentPointer(doc));
 }
 
 /** Unlinks and frees the document's internal DTD subset, if it has one. */

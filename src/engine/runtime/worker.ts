@@ -117,7 +117,7 @@ function describeFailure(error: unknown): { error: EngineErrorData; poisoned: bo
     error: {
       code: poisoned ? 'engine-crashed' : 'xpath-failed',
       message: poisoned
-        ? `The XML engine ran out of stack on this input (${reason}). Simplify the expression or the document and call again.`
+        ? `The XML engine ran out of stack on this input (${reason}). Simplify the expression, the schema or the document and call again.`
         : `The XML engine failed on this input: ${reason}`,
     },
     poisoned,

@@ -1,12 +1,18 @@
-import { XmlValidateError, XsdValidator } from 'libxml2-wasm';
-import { EngineError, isEngineTrap } from '../errors.js';
-import { documentPointer } from '../libxml2/tree.js';
-import { parseDocument, withDocument, type XmlSource } from '../parse.js';
-import { evaluate } from '../query/query.js';
-import { refuseDeepSchemaChains } from './schema-chains.js';
+import type { XmlDocument } from 'libxml2-wasm';
+import { validateAgainstDtd } from '../libxml2/dtd.js';
+import { validateRelaxNG } from '../libxml2/relaxng.js';
+import { validateDocument } from '../libxml2/schema.js';
+import { rootElement } from '../libxml2/tree.js';
+import type { RawViolation } from '../libxml2/violation-sink.js';
+import { parseDocument, toUtf8, withDocument, type XmlSource } from '../parse.js';
+import { compileDtd } from './compile-dtd.js';
+import { compileRelaxNG } from './compile-relaxng.js';
+import { compileXsd } from './compile-xsd.js';
+import { isDtdText, languageOfRoot, refuseCompactSyntax, type SchemaLanguage } from './schema-language.js';
 import { validationFailure } from './validation-failure.js';
 import { runSchema, type Violation } from './violations.js';
 
+export type { SchemaLanguage } from './schema-language.js';
 export type { Violation } from './violations.js';
 
 export interface ValidateResult {
@@ -17,69 +23,73 @@ export interface ValidateResult {
   violations: Violation[];
   /** Present when violations were left out or a message or path was cut. */
   truncated?: true;
+  /**
+   * The language that validated, when it is not XSD: an answer without it is XSD's, as every
+   * answer was before RELAX NG and DTDs (docs/adr/0038-relax-ng-and-dtd-in-the-xsd-argument.md).
+   */
+  language?: 'relaxng' | 'dtd';
 }
-
-const XSD = 'http://www.w3.org/2001/XMLSchema';
 
 export interface ValidateLimits {
   /** Longest chain of schema definitions compiled (MAX_SCHEMA_CHAIN). */
   maxSchemaChain?: number;
 }
 
-/** Validates against an XSD 1.0 schema given as text. Nothing the schema points to is fetched. */
-export function validate(xml: XmlSource, xsd: XmlSource, limits: ValidateLimits = {}): ValidateResult {
-  const schemaDoc = parseDocument(xsd, 'validate', 'xsd');
-  let validator: XsdValidator;
-  try {
-    refuseExternalSchemaParts(documentPointer(schemaDoc));
-    refuseDeepSchemaChains(documentPointer(schemaDoc), limits.maxSchemaChain);
-    validator = XsdValidator.fromDoc(schemaDoc);
-  } catch (error) {
-    if (error instanceof EngineError || isEngineTrap(error)) throw error;
-    throw new EngineError({
-      code: 'invalid-schema',
-      message: `The \`xsd\` argument is not a usable XML Schema: ${describe(error)}`,
-    });
-  } finally {
-    schemaDoc.dispose();
-  }
-  try {
-    return withDocument(xml, 'validate', (doc): ValidateResult => {
-      const outcome = runSchema(validator, doc);
-      if (outcome.kind === 'failed') throw validationFailure(outcome.reports, xsd);
-      if (outcome.kind === 'valid') return { valid: true, total: 0, violations: [] };
-      const { total, violations, truncated } = outcome;
-      return { valid: false, total, violations, ...(truncated ? { truncated: true } : {}) };
-    });
-  } finally {
-    validator.dispose();
-  }
+/** A schema compiled for one validation: how to run it, and how to free it. */
+interface Compiled {
+  language: SchemaLanguage;
+  run(doc: XmlDocument, onViolation: (violation: RawViolation) => void): number;
+  dispose(): void;
 }
 
 /**
- * `xs:include`, `xs:redefine`, `xs:override` and `xs:import` with a location would make
- * libxml2 try to load another file; it cannot here, and a half-loaded schema gives verdicts
- * that look right and are not. Refuse them with the fix instead.
+ * Validates against a schema given as text: XSD 1.0, RELAX NG (XML syntax) or a DTD, told apart
+ * from the text itself (docs/behaviour.md §2). Nothing the schema points to is fetched.
  */
-function refuseExternalSchemaParts(schemaPtr: number): void {
-  const external = evaluate(
-    schemaPtr,
-    '(/xs:schema/xs:include | /xs:schema/xs:redefine | /xs:schema/xs:override | /xs:schema/xs:import[@schemaLocation])/@schemaLocation',
-    { xs: XSD },
-  );
-  const location = external.values[0];
-  if (location === undefined) return;
-  throw new EngineError({
-    code: 'invalid-schema',
-    message: `The \`xsd\` argument refers to another schema document (\`${location}\`) through xs:include/xs:import/xs:redefine; nothing is ever fetched. Inline the referenced declarations into one schema document and call again.`,
-  });
+export function validate(xml: XmlSource, xsd: XmlSource, limits: ValidateLimits = {}): ValidateResult {
+  const schema = compile(xsd, limits);
+  try {
+    return withDocument(xml, 'validate', (doc): ValidateResult => {
+      const outcome = runSchema((onViolation) => schema.run(doc, onViolation));
+      const language = schema.language === 'xsd' ? {} : { language: schema.language };
+      if (outcome.kind === 'failed') throw validationFailure(outcome.reports, xsd);
+      if (outcome.kind === 'valid') return { valid: true, total: 0, violations: [], ...language };
+      const { total, violations, truncated } = outcome;
+      return { valid: false, total, violations, ...(truncated ? { truncated: true } : {}), ...language };
+    });
+  } finally {
+    schema.dispose();
+  }
 }
 
-function describe(error: unknown): string {
-  if (error instanceof XmlValidateError || (error instanceof Error && 'details' in error)) {
-    const details = (error as XmlValidateError).details ?? [];
-    const lines = details.map((d) => `line ${d.line}: ${d.message.trim()}`);
-    if (lines.length > 0) return lines.join('; ');
+function compile(xsd: XmlSource, limits: ValidateLimits): Compiled {
+  const bytes = toUtf8(xsd);
+  if (isDtdText(bytes)) {
+    const dtd = compileDtd(bytes);
+    return {
+      language: 'dtd',
+      run: (doc, onViolation) => validateAgainstDtd(dtd, doc, onViolation),
+      dispose: () => dtd.dispose(),
+    };
   }
-  return error instanceof Error ? error.message.trim() : String(error);
+  refuseCompactSyntax(bytes);
+  const schemaDoc = parseDocument(bytes, 'validate', 'xsd');
+  try {
+    if (languageOfRoot(rootElement(schemaDoc)) === 'relaxng') {
+      const grammar = compileRelaxNG(schemaDoc);
+      return {
+        language: 'relaxng',
+        run: (doc, onViolation) => validateRelaxNG(grammar, doc, onViolation),
+        dispose: () => grammar.dispose(),
+      };
+    }
+    const validator = compileXsd(schemaDoc, limits.maxSchemaChain);
+    return {
+      language: 'xsd',
+      run: (doc, onViolation) => validateDocument(validator, doc, onViolation),
+      dispose: () => validator.dispose(),
+    };
+  } finally {
+    schemaDoc.dispose();
+  }
 }

@@ -1,6 +1,5 @@
-import type { XmlDocument, XsdValidator } from 'libxml2-wasm';
 import { MAX_LISTED_VIOLATIONS, MAX_VIOLATION_TEXT_CHARS, VIOLATION_OUTPUT_CHARS } from '../../limits.js';
-import { type RawViolation, validateDocument } from '../libxml2/schema.js';
+import type { RawViolation } from '../libxml2/violation-sink.js';
 
 export interface Violation {
   message: string;
@@ -27,13 +26,15 @@ interface Collection {
 }
 
 /**
- * Validates a parsed document against a compiled schema; both stay the caller's. Every violation
- * is counted; message and path are read only for those the answer lists, so collecting stays
- * linear in the number of violations.
+ * Runs a validation in any schema language (`validation` hands each violation libxml2 reports to
+ * its argument and returns libxml2's status). Every violation is counted; message and path are
+ * read only for those the answer lists, so collecting stays linear in the number of violations.
  */
-export function runSchema(validator: XsdValidator, doc: XmlDocument): ValidationOutcome {
+export function runSchema(
+  validation: (onViolation: (violation: RawViolation) => void) => number,
+): ValidationOutcome {
   const collection: Collection = { total: 0, listed: [], chars: 0, cut: false, full: false };
-  const status = validateDocument(validator, doc, (violation) => collect(collection, violation));
+  const status = validation((violation) => collect(collection, violation));
   if (status === 0) return { kind: 'valid' };
   if (status < 0) return { kind: 'failed', reports: collection.listed };
   const { total, listed, cut } = collection;

@@ -1,0 +1,70 @@
+import { EngineError } from '../errors.js';
+import { localName, namespaceOf } from '../libxml2/tree.js';
+
+/** The schema languages `xml_validate` reads (docs/adr/0038-relax-ng-and-dtd-in-the-xsd-argument.md). */
+export type SchemaLanguage = 'xsd' | 'relaxng' | 'dtd';
+
+export const XSD_NAMESPACE = 'http://www.w3.org/2001/XMLSchema';
+export const RELAX_NG_NAMESPACE = 'http://relaxng.org/ns/structure/1.0';
+
+/** How far into the text the markup before a DTD's first declaration is looked for. */
+const PROLOGUE_BYTES = 1 << 20;
+
+/**
+ * A DTD is text of declarations, not a document: after a text declaration, comments and
+ * processing instructions it starts with `<!ELEMENT`, `<!ATTLIST`, `<!ENTITY`, `<!NOTATION`, a
+ * conditional section or a parameter-entity reference. Anything else is read as a document.
+ */
+export function isDtdText(bytes: Uint8Array): boolean {
+  const text = Buffer.from(
+    bytes.buffer,
+    bytes.byteOffset,
+    Math.min(bytes.byteLength, PROLOGUE_BYTES),
+  ).toString('utf8');
+  let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  for (;;) {
+    while (at < text.length && /\s/.test(text[at] as string)) at++;
+    const close = text.startsWith('<!--', at) ? '-->' : text.startsWith('<?', at) ? '?>' : undefined;
+    if (close === undefined) break;
+    const end = text.indexOf(close, at);
+    if (end < 0) return false;
+    at = end + close.length;
+  }
+  return /^(<!(ELEMENT|ATTLIST|ENTITY|NOTATION)\s|<!\[|%[^\s;]+;)/.test(text.slice(at, at + 16));
+}
+
+/**
+ * RELAX NG's compact syntax (`element book { … }`, `start = …`, `default namespace = …`) holds no
+ * markup; libxml2 reads only the XML syntax, so it is named as such rather than "not well-formed".
+ */
+export function refuseCompactSyntax(bytes: Uint8Array): void {
+  const start = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 4096)).toString(
+    'utf8',
+  );
+  if (
+    !/^\s*(default\s+namespace\b|namespace\s+\w+\s*=|datatypes\s+\w+\s*=|start\s*=|element\s+[\w:.-]+\s*\{|grammar\s*\{)/.test(
+      start,
+    )
+  )
+    return;
+  throw new EngineError({
+    code: 'invalid-schema',
+    message:
+      'The `xsd` argument looks like RELAX NG compact syntax, which libxml2 cannot read. Convert it to the XML syntax (e.g. `trang schema.rnc schema.rng`) and pass that text.',
+  });
+}
+
+/**
+ * The language of a schema sent as a document, from its root element: any element in RELAX NG's
+ * namespace (`grammar`, or a single pattern such as `element`) is RELAX NG, `xs:schema` is XSD.
+ */
+export function languageOfRoot(root: number): SchemaLanguage {
+  const uri = namespaceOf(root)?.uri;
+  if (uri === RELAX_NG_NAMESPACE) return 'relaxng';
+  if (uri === XSD_NAMESPACE) return 'xsd';
+  const name = `${uri ? `{${uri}}` : ''}${localName(root)}`;
+  throw new EngineError({
+    code: 'invalid-schema',
+    message: `The \`xsd\` argument's root element is \`${name}\`, which is no schema language read here. Pass an XML Schema (root \`xs:schema\` in ${XSD_NAMESPACE}), a RELAX NG schema in its XML syntax (root in ${RELAX_NG_NAMESPACE}) or a DTD's declarations (\`<!ELEMENT …>\`).`,
+  });
+}
