@@ -27,7 +27,7 @@ const INSTRUCTIONS =
   'elements in no namespace. Ask several ' +
   'questions in one call with an array of expressions; `output: "xml"` shows matched records whole, ' +
   '`"paths"` where they are. xml_check for ' +
-  'well-formedness; xml_validate for XSD; xml_format to pretty-print.';
+  'well-formedness; xml_validate for XSD, RELAX NG or a DTD; xml_format to pretty-print.';
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));
 const toolList = tools.map(listing);

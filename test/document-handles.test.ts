@@ -110,6 +110,15 @@ describe('document handles within a session', () => {
     expect(text(formatted)).toMatch(/^<library>\n <book id="1">/);
   });
 
+  it('names the schema handle, not `xsd`, when the text behind it is no schema (issue 24)', async () => {
+    const session = await open(pool());
+    const document = handleOf(await session.call('xml_check', { xml: LIBRARY }));
+    const refused = await session.call('xml_validate', { xml: LIBRARY, schema: document });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^The text behind `schema`: its root element is `library`/);
+    expect(text(refused)).not.toContain('`xsd`');
+  });
+
   it('takes the schema by handle too, so one schema validates several documents sent once', async () => {
     const session = await open(pool());
     const first = await session.call('xml_validate', { xml: LIBRARY, xsd: LIBRARY_XSD });

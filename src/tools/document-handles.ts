@@ -241,6 +241,8 @@ export function resolveDocuments(
 ): { ok: false; message: string } | ({ ok: true } & ResolvedCall) {
   const resolved: Record<string, unknown> = { ...args };
   const handles: Array<[Pair, string]> = [];
+  /** The pairs whose text came by handle this call. */
+  const byHandle: Pair[] = [];
   const fresh: string[] = [];
   let sentText = false;
   for (const pair of PAIRS) {
@@ -271,6 +273,7 @@ export function resolveDocuments(
       if (!bytes) return { ok: false, message: notHeld(pair) };
       resolved[pair.text] = new LiftedDocument(bytes);
       handles.push([pair, handle]);
+      byHandle.push(pair);
     } else if (held) {
       const kept = held.hold(text as string | LiftedDocument);
       if (kept) {
@@ -297,14 +300,33 @@ export function resolveDocuments(
       if (refused) {
         // Documents that cannot be parsed are not kept (this call's new ones; older ones parsed).
         for (const handle of fresh) held?.release(handle);
-        return result;
+        return namingHandles(result, byHandle);
       }
       // A handle evicted while the call ran (other sessions' texts filled the process bound) is
       // not named: the next call would be told it is no longer held (issue 24).
       const live = handles.filter(([, handle]) => held?.holds(handle) ?? false);
-      return withHandles(result, live, sentText && live.length > 0);
+      return withHandles(namingHandles(result, byHandle), live, sentText && live.length > 0);
     },
   };
+}
+
+/**
+ * The engine names the argument a text came in (`xsd`); a text sent by handle came in as the
+ * handle's argument (`schema`), and the refusal must say so (issue 24).
+ */
+function namingHandles(result: CallToolResult, byHandle: readonly Pair[]): CallToolResult {
+  if (!result.isError || byHandle.length === 0) return result;
+  const content = result.content.map((block) => {
+    if (block.type !== 'text') return block;
+    let text = block.text;
+    for (const pair of byHandle) {
+      text = text
+        .replaceAll(`The \`${pair.text}\` argument's `, `The text behind \`${pair.handle}\`: its `)
+        .replaceAll(`The \`${pair.text}\` argument`, `The text behind \`${pair.handle}\``);
+    }
+    return { ...block, text };
+  });
+  return { ...result, content };
 }
 
 /**
