@@ -379,6 +379,22 @@ describe('document handles within a session', () => {
   });
 });
 
+describe('the lifetime a client is told', () => {
+  it('states it in one sentence of the server instructions, on every instance', async () => {
+    for (const options of [{ cacheDocuments: true }, { holdTexts: true }]) {
+      const server = createServer(pool(), options);
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      const client = new Client({ name: 'handles-lifetime', version: '1' });
+      await client.connect(clientSide);
+      expect(client.getInstructions()).toContain(
+        'A handle works on any connection to this server for 30 minutes after its last use, unless memory runs short (least recently used first); when told it is no longer held, send the text again.',
+      );
+      await client.close();
+    }
+  });
+});
+
 describe('an answer names only the handles still held', () => {
   it('leaves out a handle evicted while its call ran (issue 24)', async () => {
     const { resolveDocuments } = await import('../src/tools/document-handles.js');
