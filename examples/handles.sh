@@ -2,8 +2,9 @@
 # handles.sh: send a document once, query it by its handle. One stdio session with the
 # built binary: xml_inspect with the text of a 37 KB catalogue, then three xml_query calls
 # that name it by the handle the first answer gave, each ~160 bytes instead of 37 KB.
-# A handle means nothing outside its session: a second session gets the one answer for every
-# handle it does not hold.
+# A handle is held by the process that made it: a second stdio process gets the one answer for
+# every handle it does not hold (over HTTP any connection to the same process may present it,
+# ADR 0039; examples/http.sh).
 #
 # Usage: bash examples/handles.sh        (VERBOSE=1 to print every assertion)
 # Needs: node, and a built dist/cli.js (npm run build).
@@ -68,7 +69,7 @@ PASSED=$((PASSED + p))
 FAILED=$((FAILED + f))
 echo "  sent the document once in ${#FIRST} bytes; a query by handle took ${#SECOND}"
 
-# Another session: the handle is not its own, so it gets the answer every unknown handle gets.
+# Another process: it does not hold the handle, so it gets the answer every unknown handle gets.
 cat > "$TMP/other.in" <<EOF
 {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"handles.sh","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
@@ -76,7 +77,7 @@ $(call 2 xml_query '{"document":"'"$HANDLE"'","xpath":"count(//book)"}')
 $(call 3 xml_query '{"document":"d_AAAAAAAAAAAAAAAAAAAAAA","xpath":"count(//book)"}')
 EOF
 NOT_HELD='isErr && text === "That document is no longer held; send its text as `xml` again."'
-expect other 2 "another session's handle is not held here" "$NOT_HELD"
+expect other 2 "another process's handle is not held here" "$NOT_HELD"
 expect other 3 'a made-up handle gets the same answer' "$NOT_HELD"
 run_session other
 

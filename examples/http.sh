@@ -190,12 +190,11 @@ JSON_CT=(-H 'Content-Type: application/json')
 ACCEPT=(-H 'Accept: application/json, text/event-stream')
 INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"http.sh","version":"1"}}}'
 QUERY='"name":"xml_query","arguments":{"xml":"<library><book><title>Dune</title></book><book><title>Emma</title></book></library>","xpath":"count(//book)"}'
-# The answer to $QUERY: "2", as text and as structured content (in a session, with the
-# document's handle as well; a stateless request has none).
+# The answer to $QUERY: "2", as text and as structured content (with the document's handle as
+# well, which every answer to a text gives: ADR 0039).
 ANSWERS_2='!res.isError && res.content[0].text === "2" && eq(res.structuredContent, {type: "number", count: 1, values: ["2"], ...(res.structuredContent.document === undefined ? {} : {document: res.structuredContent.document})})'
-# The same answer as $ANSWERS_2, with the document's handle, from a session only.
+# The same answer as $ANSWERS_2, with the document's handle.
 HELD_2='/^d_[A-Za-z0-9_-]{22}$/.test(res.structuredContent.document) && res.content[res.content.length - 1].text.startsWith("document: " + res.structuredContent.document)'
-NOT_HELD_2='res.structuredContent.document === undefined && res.content.length === 1'
 
 # ===========================================================================
 # Streamable HTTP
@@ -268,7 +267,12 @@ req stateless -X POST "$URL" "${JSON_CT[@]}" "${ACCEPT[@]}" "${V2026[@]}" -H 'Mc
   -d '{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{'"$META"','"$QUERY"'}}'
 check stateless 'tools/call 2026-07-28, no session: 200, no Mcp-Session-Id' 'status === 200 && !("mcp-session-id" in headers)'
 check stateless 'tools/call 2026-07-28: count(//book) = 2' "((res) => $ANSWERS_2)(reply(11).result)"
-check stateless 'tools/call 2026-07-28: no session, so no handle' "((res) => $NOT_HELD_2)(reply(11).result)"
+check stateless 'tools/call 2026-07-28: no session, and still a handle' "((res) => $HELD_2)(reply(11).result)"
+# The handle on a request of its own (a new connection): the text is not sent again.
+HANDLE=$(grep -o 'd_[A-Za-z0-9_-]\{22\}' "$TMP/stateless.body" | head -n 1 || true)
+req by-handle -X POST "$URL" "${JSON_CT[@]}" "${ACCEPT[@]}" "${V2026[@]}" -H 'Mcp-Method: tools/call' -H 'Mcp-Name: xml_query' \
+  -d '{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{'"$META"',"name":"xml_query","arguments":{"document":"'"$HANDLE"'","xpath":"count(//book)"}}}'
+check by-handle 'tools/call 2026-07-28 by that handle on another request: 2' "((res) => !res.isError && res.content[0].text === \"2\" && res.structuredContent.document === \"$HANDLE\")(reply(15).result)"
 
 # The headers must agree with the body; the SDK names what is missing.
 req no-name -X POST "$URL" "${JSON_CT[@]}" "${ACCEPT[@]}" "${V2026[@]}" -H 'Mcp-Method: tools/call' \

@@ -91,7 +91,8 @@ async function main(): Promise<void> {
   async function runClient({ k, client, era, transport }: (typeof clients)[number]): Promise<void> {
     const stats = perEra[era] ?? { calls: 0, latencies: [] };
     perEra[era] = stats;
-    // A 2025 session's client sends half its calls by handle; a stateless one can hold none.
+    // Every client sends half its calls by handle: a 2025 session's within its session's bound, a
+    // stateless one's within the process's, shared with the other stateless clients (ADR 0039).
     const handles = new HandleMix({ session: transport.sessionId !== undefined });
     for (let i = 0; i < callsEach; i++) {
       if (Date.now() > deadline) {

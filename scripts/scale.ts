@@ -174,8 +174,9 @@ async function runLoad(
       stats.byEra[c.era] = byEra;
       const doc = flags.workload === 'model' ? corpus.big[c.k % corpus.big.length] : undefined;
       const tools = flags.workload === 'model' ? ['xml_query', 'xml_inspect'] : undefined;
-      // A 2025 session's client sends half its calls by handle, as in the soak and the load (its
-      // answers carry handles, set aside before the call's own check); a stateless one holds none.
+      // Every client sends half its calls by handle, as in the soak and the load (its answers carry
+      // handles, set aside before the call's own check). A stateless client's handle made by one
+      // process is not held by the next the balancer picks: refused, and sent again as text.
       const handles = new HandleMix({ session: !c.modern && flags.stateless !== 1 });
       for (let i = 0; i < flags.calls && Date.now() < deadline; i++) {
         const index = c.k * flags.calls + i;

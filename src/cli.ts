@@ -213,7 +213,10 @@ async function main(): Promise<void> {
 
   if (settings.transport === 'stdio') {
     const { runStdio } = await import('./transports/serve-stdio.js');
-    const failure = await runStdio(engine, log);
+    const { HeldDocuments } = await import('./tools/held-documents.js');
+    // stdio keeps its handles for the whole connection: its one client is the only one waiting
+    // for the memory, so they go only by the bounds or at its end (docs/adr/0039).
+    const failure = await runStdio(engine, log, new HeldDocuments({ idleMs: Number.POSITIVE_INFINITY }));
     await engine.close();
     if (failure) log('stdout failed; exiting');
     process.exit(failure ? 1 : 0);

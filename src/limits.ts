@@ -270,3 +270,11 @@ export const HELD_DOCUMENT_OVERHEAD_BYTES = 3 * 1024;
  */
 export const MAX_PROFILE_VALUES = 32;
 export const MAX_PROFILE_VALUE_CHARS = 40;
+
+/**
+ * A held text not used for this long is let go (docs/adr/0039-handles-outlive-their-connection.md):
+ * a handle outlives its connection, so without a session's end to free it, idleness does. The
+ * same 30 minutes as a 2025 HTTP session's idle reaping (`--session-idle-ms`), so a handle lasts
+ * as long with a session as without one. Not over stdio, whose one connection is the session.
+ */
+export const HELD_DOCUMENT_IDLE_MS = 30 * 60 * 1000;

@@ -9,8 +9,11 @@ import {
 import { type ByteTexts, decodedText } from './byte-texts.js';
 import type { EnginePool } from './engine/runtime/pool.js';
 import { clarifyInvalidParams } from './invalid-params.js';
-import { type HeldDocuments, heldDocuments, resolveDocuments } from './tools/document-handles.js';
+import { resolveDocuments } from './tools/document-handles.js';
+import type { DocumentStore } from './tools/document-store.js';
 import { pathInsteadOfText } from './tools/document-text-guard.js';
+import { HANDLE_LIFETIME } from './tools/handle-lifetime.js';
+import { heldDocuments } from './tools/held-documents.js';
 import { tools } from './tools/index.js';
 import { inputKeys, listing, parseArguments, type ToolArguments, toolError } from './tools/tool.js';
 import { VERSION } from './version.js';
@@ -18,7 +21,8 @@ import { VERSION } from './version.js';
 const INSTRUCTIONS =
   'Answers questions about XML documents exactly, so you never count or search XML by eye. ' +
   'Pass the document text (never a path or URL) in the `xml` argument once: answers end with its handle ' +
-  '(`document: d_…`), which later calls take as `document` instead (not in stateless HTTP requests). ' +
+  '(`document: d_…`), which later calls take as `document` instead. ' +
+  `${HANDLE_LIFETIME} ` +
   'On an unfamiliar document call xml_inspect first: it gives the element names and the namespaces ' +
   'xml_query needs. Then use xml_query for counts, values and filters in XPath 1.0, or XPath 3.1 for what ' +
   '1.0 cannot say (sum over computed values, distinct-values, sort or `order by`, dates, regex, for/let, ' +
@@ -48,12 +52,19 @@ const toolInputs = new Map(tools.map((tool) => [tool.name, inputKeys(tool)]));
 export interface ServerOptions {
   /**
    * This instance is a session (a stdio connection, a 2025 HTTP session, an SSE connection): it
-   * keeps its parsed documents for its next calls and holds the documents its handles name. Never
-   * for 2026-07-28 requests over HTTP: they are stateless, each request its own instance.
+   * keeps its parsed documents for its next calls, and the texts it sends are charged to it and
+   * freed when it ends. Never for 2026-07-28 requests over HTTP: they are stateless, each request
+   * its own instance, and their texts are held in the store's stateless scope until they expire.
    */
   cacheDocuments?: boolean;
-  /** Where the session's handles keep their documents; the process's own by default. */
-  documents?: HeldDocuments;
+  /**
+   * A stateless instance holds the texts it is sent, in the store's stateless scope, for any
+   * later request to present by handle (the HTTP transport's, docs/adr/0039). Without it, and
+   * without `cacheDocuments`, nothing is held: a bare `createServer(engine)` is the tools alone.
+   */
+  holdTexts?: boolean;
+  /** Where texts are held for their handles; the process's own store by default. */
+  documents?: DocumentStore;
   /** The transport writes a text answer from its bytes (stdio, docs/adr/0029); without it, texts are decoded. */
   byteTexts?: ByteTexts;
 }
@@ -79,7 +90,9 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
   // One instance serves one session, connection or stateless request: its calls share a turn.
   const client = randomUUID();
   const cacheAs = options.cacheDocuments ? client : undefined;
-  const held = cacheAs ? (options.documents ?? heldDocuments).open() : undefined;
+  // A session's texts are its own to free; a stateless request's outlive it (docs/adr/0039).
+  const store = options.documents ?? heldDocuments;
+  const held = cacheAs ? store.open() : options.holdTexts ? store.stateless : undefined;
   const server = new OxmlServer(
     { name: 'oxml-mcp', title: 'oxml-mcp: XML query tools', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },

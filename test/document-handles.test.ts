@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EnginePool } from '../src/engine/runtime/pool.js';
 import { HELD_DOCUMENT_OVERHEAD_BYTES } from '../src/limits.js';
 import { createServer } from '../src/server.js';
-import { HeldDocuments } from '../src/tools/document-handles.js';
+import { HeldDocuments } from '../src/tools/held-documents.js';
 import { ORDER_SCHEMA } from './support/order-schema.js';
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
@@ -165,32 +165,47 @@ describe('document handles within a session', () => {
     );
   });
 
-  it("answers another session's handle, a forged one, an evicted one and an ended session's alike", async () => {
+  it("answers a forged handle, a malformed one, an evicted one and an ended session's alike", async () => {
     const engine = pool();
     // Room for two documents of ~2 KiB each in a session.
     const documents = new HeldDocuments({ sessionBytes: 2 * (2048 + HELD_DOCUMENT_OVERHEAD_BYTES) });
-    const a = await open(engine, { cacheDocuments: true, documents });
     const b = await open(engine, { cacheDocuments: true, documents });
-    const ofA = handleOf(await a.call('xml_check', { xml: documentOf(2048, 'a') }));
     const ofB = handleOf(await b.call('xml_check', { xml: documentOf(2048, 'b1') }));
     await b.call('xml_check', { xml: documentOf(2048, 'b2') });
     await b.call('xml_check', { xml: documentOf(2048, 'b3') }); // evicts b1
     const ended = await open(engine, { cacheDocuments: true, documents });
     const ofEnded = handleOf(await ended.call('xml_check', { xml: documentOf(100, 'gone') }));
     await ended.close();
-    await vi.waitFor(() => expect(documents.size).toBe(3));
+    await vi.waitFor(() => expect(documents.size).toBe(2));
+    // The forged one differs from a held handle in its last character only.
+    const held = handleOf(await b.call('xml_check', { xml: documentOf(2048, 'b3') }));
+    const forged = `${held.slice(0, -1)}${held.endsWith('A') ? 'B' : 'A'}`;
     const answers = await Promise.all(
-      [ofA, 'd_AAAAAAAAAAAAAAAAAAAAAA', 'not a handle', ofB, ofEnded].map((handle) =>
+      [forged, 'd_AAAAAAAAAAAAAAAAAAAAAA', 'not a handle', ofB, ofEnded].map((handle) =>
         b.call('xml_query', { document: handle, xpath: 'count(//r)' }),
       ),
     );
     for (const answer of answers) {
       expect(answer).toEqual({ content: [{ type: 'text', text: NOT_HELD }], isError: true });
     }
-    // Session A still has its own, and the same text in two sessions has two unrelated handles.
-    expect(text(await a.call('xml_query', { document: ofA, xpath: 'string(/r/@s)' }))).toBe('a');
+  });
+
+  it("answers another session's handle as its own: a handle is a bearer capability (ADR 0039)", async () => {
+    const engine = pool();
+    const documents = new HeldDocuments();
+    const a = await open(engine, { cacheDocuments: true, documents });
+    const b = await open(engine, { cacheDocuments: true, documents });
+    const ofA = handleOf(await a.call('xml_check', { xml: documentOf(2048, 'a') }));
+    const byB = await b.call('xml_query', { document: ofA, xpath: 'string(/r/@s)' });
+    expect(text(byB)).toBe('a');
+    expect(lastLine(byB)).toBe(`document: ${ofA}`);
+    // The same text sent by two sessions still gets two unrelated handles.
     const sameText = handleOf(await b.call('xml_check', { xml: documentOf(2048, 'a') }));
     expect(sameText).not.toBe(ofA);
+    // Charged to the session that sent it: its end frees it, whoever used it since.
+    await a.close();
+    await vi.waitFor(() => expect(documents.size).toBe(1));
+    expect(text(await b.call('xml_query', { document: ofA, xpath: '1' }))).toBe(NOT_HELD);
   });
 
   it('evicts the least recently used document when a session passes its byte bound', async () => {
@@ -294,19 +309,98 @@ describe('document handles within a session', () => {
     }
   });
 
-  it('refuses a handle where there is no session, saying why and to send xml', async () => {
-    const stateless = await open(pool(), { cacheDocuments: false });
-    const result = await stateless.call('xml_query', { document: 'd_AAAAAAAAAAAAAAAAAAAAAA', xpath: '1' });
-    expect(result.isError).toBe(true);
-    expect(text(result)).toBe(
-      'This request has no session (stateless HTTP: a 2026-07-28 request, or a server run with --stateless), so no document is held: send its text as `xml`.',
+  it("holds a stateless request's text, and answers its handle in a later request on another instance", async () => {
+    const documents = new HeldDocuments();
+    const engine = pool();
+    // Each stateless request is an instance of its own, as the HTTP transport makes them.
+    const first = await open(engine, { documents, holdTexts: true });
+    const sent = await first.call('xml_inspect', { xml: LIBRARY });
+    const handle = handleOf(sent);
+    expect(lastLine(sent)).toBe(
+      `document: ${handle} (next time pass this as \`document\` instead of the text)`,
     );
-    const schema = await stateless.call('xml_validate', { xml: '<r/>', schema: 'd_AAAAAAAAAAAAAAAAAAAAAA' });
-    expect(text(schema)).toContain('so no schema is held: send its text as `xsd`.');
-    // And it gives none.
-    const answer = await stateless.call('xml_inspect', { xml: LIBRARY });
+    await first.close();
+    // The instance's end frees nothing: its texts belong to no session.
+    expect(documents.size).toBe(1);
+    const later = await open(engine, { documents, holdTexts: true });
+    const byHandle = await later.call('xml_query', { document: handle, xpath: 'sum(//price)' });
+    expect(text(byHandle)).toBe('21');
+    // A session may present it too, and a stateless request a session's.
+    const session = await open(engine, { cacheDocuments: true, documents });
+    expect(text(await session.call('xml_query', { document: handle, xpath: 'count(//book)' }))).toBe('2');
+    const ofSession = handleOf(await session.call('xml_check', { xml: '<s/>' }));
+    expect((await later.call('xml_check', { document: ofSession })).isError).toBeFalsy();
+  });
+
+  it('gives the same text sent by two stateless requests one handle, held once', async () => {
+    const documents = new HeldDocuments();
+    const engine = pool();
+    const one = await open(engine, { documents, holdTexts: true });
+    const two = await open(engine, { documents, holdTexts: true });
+    const first = handleOf(await one.call('xml_check', { xml: LIBRARY }));
+    expect(handleOf(await two.call('xml_query', { xml: LIBRARY, xpath: '1' }))).toBe(first);
+    expect(documents.size).toBe(1);
+  });
+
+  it('bounds stateless texts together by the process bound, least recently used first', async () => {
+    const each = 4096 + HELD_DOCUMENT_OVERHEAD_BYTES;
+    // A session could hold only one; stateless requests share the process bound of three.
+    const documents = new HeldDocuments({ sessionBytes: each, processBytes: 3 * each });
+    const stateless = await open(pool(), { documents, holdTexts: true });
+    const held = [];
+    for (const seed of ['one', 'two', 'three', 'four']) {
+      held.push(handleOf(await stateless.call('xml_check', { xml: documentOf(4096, seed) })));
+    }
+    expect(documents.size).toBe(3);
+    expect(text(await stateless.call('xml_check', { document: held[0] }))).toBe(NOT_HELD);
+    expect((await stateless.call('xml_check', { document: held[3] })).isError).toBeFalsy();
+  });
+
+  it('lets go of a text unused for 30 minutes, and counts each use as a new start', async () => {
+    let now = 0;
+    const documents = new HeldDocuments({ now: () => now });
+    const engine = pool();
+    const stateless = await open(engine, { documents, holdTexts: true });
+    const session = await open(engine, { cacheDocuments: true, documents });
+    const kept = handleOf(await stateless.call('xml_check', { xml: '<kept/>' }));
+    const idle = handleOf(await session.call('xml_check', { xml: '<idle/>' }));
+    now += 29 * 60_000;
+    expect((await stateless.call('xml_check', { document: kept })).isError).toBeFalsy();
+    now += 2 * 60_000;
+    // 31 minutes since the session's text was last used; 2 since the stateless one was.
+    expect(text(await session.call('xml_check', { document: idle }))).toBe(NOT_HELD);
+    expect((await session.call('xml_check', { document: kept })).isError).toBeFalsy();
+    now += 30 * 60_000;
+    expect(text(await session.call('xml_check', { document: kept }))).toBe(NOT_HELD);
+    expect(documents.size).toBe(0);
+    expect(documents.bytes).toBe(0);
+  });
+
+  it('holds nothing on an instance given no store, and answers every handle as not held', async () => {
+    const bare = await open(pool(), { cacheDocuments: false });
+    const result = await bare.call('xml_query', { document: 'd_AAAAAAAAAAAAAAAAAAAAAA', xpath: '1' });
+    expect(result).toEqual({ content: [{ type: 'text', text: NOT_HELD }], isError: true });
+    const schema = await bare.call('xml_validate', { xml: '<r/>', schema: 'd_AAAAAAAAAAAAAAAAAAAAAA' });
+    expect(text(schema)).toBe('That schema is no longer held; send its text as `xsd` again.');
+    const answer = await bare.call('xml_inspect', { xml: LIBRARY });
     expect(texts(answer)).toHaveLength(1);
     expect(answer.structuredContent).not.toHaveProperty('document');
+  });
+});
+
+describe('the lifetime a client is told', () => {
+  it('states it in one sentence of the server instructions, on every instance', async () => {
+    for (const options of [{ cacheDocuments: true }, { holdTexts: true }]) {
+      const server = createServer(pool(), options);
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      const client = new Client({ name: 'handles-lifetime', version: '1' });
+      await client.connect(clientSide);
+      expect(client.getInstructions()).toContain(
+        'A handle works on any connection to this server for 30 minutes after its last use, unless memory runs short (least recently used first); when told it is no longer held, send the text again.',
+      );
+      await client.close();
+    }
   });
 });
 

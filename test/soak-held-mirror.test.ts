@@ -9,7 +9,7 @@ import { callSeed } from '../scripts/soak/random.js';
 import { EnginePool } from '../src/engine/runtime/pool.js';
 import { HELD_DOCUMENT_OVERHEAD_BYTES } from '../src/limits.js';
 import { createServer } from '../src/server.js';
-import { HeldDocuments } from '../src/tools/document-handles.js';
+import { HeldDocuments } from '../src/tools/held-documents.js';
 
 /*
  * The soak (scripts/soak.ts) judges RSS less the text the session holds by design, and learns

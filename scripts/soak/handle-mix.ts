@@ -1,6 +1,7 @@
 import {
   HELD_DOCUMENT_OVERHEAD_BYTES,
   MAX_DOCUMENT_BYTES,
+  MAX_HELD_PROCESS_BYTES,
   MAX_HELD_SESSION_BYTES,
 } from '../../src/limits.js';
 import { notHeld } from '../../src/tools/document-handles.js';
@@ -13,7 +14,7 @@ const HANDLE_PAIRS = [
 ] as const;
 const HANDLE_IN_LINE = /\b(document|schema): (d_[A-Za-z0-9_-]{22})\b/g;
 
-/** The refusal of a handle the session no longer holds: the call is then sent again as text. */
+/** The refusal of a handle no longer held: the call is then sent again as text. */
 const NOT_HELD = notHeld({ text: 'xml', handle: 'document', what: 'document' });
 
 type Args = Record<string, unknown>;
@@ -23,12 +24,11 @@ type Args = Record<string, unknown>;
  * each answer gives for a text it sent, and sends every other call (`byHandle(index)`) whose
  * texts it has handles for by their handles instead. Every answer's handles are checked
  * (the last content block and `structuredContent` agree; a call by handle answers the same
- * handle; in a session a successful call that sent a text gets its handle; with no session, no
- * handle at all), then taken out, so the call's own check sees the answer it always saw.
+ * handle; a successful call that sent a text gets its handle, with or without a session: ADR
+ * 0039), then taken out, so the call's own check sees the answer it always saw.
  */
 export class HandleMix {
   #handles = new Map<string, string>();
-  #session: boolean;
   /** The texts the session holds, as far as this client can know: text → UTF-8 bytes, least recently used first. */
   #held = new Map<string, number>();
   #heldBytes = 0;
@@ -38,10 +38,13 @@ export class HandleMix {
   /** Calls sent by handle, and those refused as not held (then sent again as text). */
   stats = { byHandle: 0, notHeld: 0 };
 
-  /** `sessionBytes`: the session's bound on held text, when the server was given another. */
-  constructor({ session = true, sessionBytes = MAX_HELD_SESSION_BYTES } = {}) {
-    this.#session = session;
-    this.#sessionBytes = sessionBytes;
+  /**
+   * `session`: whether the client has a session, whose texts are bounded by the session's bound;
+   * a stateless client's texts share the process's bound with every other stateless request's
+   * (ADR 0039). `sessionBytes`: that bound, when the server was given another.
+   */
+  constructor({ session = true, sessionBytes }: { session?: boolean; sessionBytes?: number } = {}) {
+    this.#sessionBytes = sessionBytes ?? (session ? MAX_HELD_SESSION_BYTES : MAX_HELD_PROCESS_BYTES);
   }
 
   /**
@@ -98,21 +101,19 @@ export class HandleMix {
   /** The arguments to send for `plan`: by handle on odd indexes, where the handles are known. */
   arguments(plan: Plan, index: number): Args {
     const sent = this.#choose(plan, index);
-    if (this.#session) {
-      const fresh: string[] = [];
-      for (const [text, handle] of HANDLE_PAIRS) {
-        const value = plan.args[text];
-        if (typeof value !== 'string') continue;
-        if (sent[handle] !== undefined) this.#touch(value);
-        else if (this.#hold(value)) fresh.push(value);
-      }
-      this.#fresh.set(sent, fresh);
+    const fresh: string[] = [];
+    for (const [text, handle] of HANDLE_PAIRS) {
+      const value = plan.args[text];
+      if (typeof value !== 'string') continue;
+      if (sent[handle] !== undefined) this.#touch(value);
+      else if (this.#hold(value)) fresh.push(value);
     }
+    this.#fresh.set(sent, fresh);
     return sent;
   }
 
   #choose(plan: Plan, index: number): Args {
-    if (index % 2 === 0 || !this.#session) return plan.args;
+    if (index % 2 === 0) return plan.args;
     const args = { ...plan.args };
     let replaced = false;
     for (const [text, handle] of HANDLE_PAIRS) {
@@ -139,9 +140,8 @@ export class HandleMix {
       }
     }
     const given = Object.keys(inLine).length > 0;
-    // An answer without handles in a session: the call was refused, and what it held first is let go.
-    if (this.#session && !given) for (const text of this.#fresh.get(sent) ?? []) this.#drop(text);
-    if (!this.#session && given) return { problem: `a handle without a session: ${last}` };
+    // An answer without handles: the call was refused, and what it held first is let go.
+    if (!given) for (const text of this.#fresh.get(sent) ?? []) this.#drop(text);
     const sc = result.structuredContent;
     for (const [text, handle] of HANDLE_PAIRS) {
       if (sc && (sc[handle] !== undefined || (given && plan.tool !== 'xml_format' && inLine[handle]))) {
@@ -158,7 +158,7 @@ export class HandleMix {
       if (typeof sentText === 'string') {
         const given = inLine[handle];
         if (given) this.#handles.set(sentText, given);
-        else if (this.#session && !result.isError) return { problem: `no handle for the ${text} sent` };
+        else if (!result.isError) return { problem: `no handle for the ${text} sent` };
       }
     }
     if (!given) return { result };

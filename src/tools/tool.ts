@@ -214,13 +214,13 @@ export const encode = (text: string | LiftedDocument): Uint8Array =>
   text instanceof LiftedDocument ? text.bytes : Buffer.from(text, 'utf8');
 
 /**
- * Every tool's document: its text as `xml`, or as `document` the handle an earlier answer of the
- * session gave (document-handles.ts). Described once, on `xml`: tools/list sits in the model's
+ * Every tool's document: its text as `xml`, or as `document` the handle an earlier answer gave
+ * (document-handles.ts). Described once, on `xml`: tools/list sits in the model's
  * context on every turn, and the answers' last line says what a handle is for.
  */
 export const documentArguments = {
   xml: documentText()
-    .describe('The XML text (not a path or URL), once; then its handle as document (sessions only).')
+    .describe('The XML text (not a path or URL), once; then its handle as document.')
     .optional(),
   document: z.string().optional(),
 };

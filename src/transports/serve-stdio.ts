@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { EnginePool } from '../engine/runtime/pool.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from '../limits.js';
-import { createServer } from '../server.js';
+import { createServer, type ServerOptions } from '../server.js';
 import { LineStdioTransport } from './stdio.js';
 
 /** How long the last replies may take to reach a client that still holds stdout open. */
@@ -20,6 +20,7 @@ const FLUSH_GRACE_MS = DEFAULT_CALL_TIMEOUT_MS * 3;
 export async function runStdio(
   engine: EnginePool,
   log: (message: string) => void,
+  documents?: ServerOptions['documents'],
 ): Promise<Error | undefined> {
   let noticed = false;
   const transport = new LineStdioTransport(process.stdin, process.stdout, {
@@ -34,8 +35,9 @@ export async function runStdio(
   });
   const onError = (error: Error) => log(error.message);
   // The process serves one client, so a connection in any revision, 2026-07-28 included, is one
-  // session: its parsed documents and its handles are kept for its next calls.
-  const factory = () => createServer(engine, { cacheDocuments: true, byteTexts: transport });
+  // session: its parsed documents and its handles are kept for its next calls, in `documents`
+  // (cli.ts gives a store without idle expiry: the connection is the lifetime; docs/adr/0039).
+  const factory = () => createServer(engine, { cacheDocuments: true, byteTexts: transport, documents });
   serveStdio(factory, { transport, onerror: onError });
   const failure = await transport.closed;
   if (!failure) await flushed(process.stdout, FLUSH_GRACE_MS);

@@ -57,8 +57,10 @@ export function createStreamableHttpEndpoint(
   options: StreamableHttpOptions = {},
 ): StreamableHttpEndpoint {
   const { limits, instance, stateless = false } = options;
-  // Stateless 2026-07-28 requests keep nothing; a 2025 session keeps its parsed documents.
-  const factory = () => createServer(engine);
+  // A stateless request (2026-07-28, or any under --stateless) keeps no parsed document, but the
+  // texts it sends are held in the process's store for their handles, which any later request
+  // may present (docs/adr/0039); a 2025 session keeps its parsed documents and its own texts.
+  const factory = () => createServer(engine, { holdTexts: true });
   const modern = createMcpHandler(factory, {
     legacy: stateless ? 'stateless' : 'reject',
     onerror: onError,

@@ -40,29 +40,30 @@ async function exerciseEveryTool(client: Client): Promise<void> {
   expect(unknown.isError).toBe(true);
 }
 
-/** A session sends the text once, then queries by its handle; a stateless request cannot. */
-async function queryByHandle(client: Client, session: boolean): Promise<void> {
+/** The text is sent once, then queried by its handle: in a session, and statelessly too (ADR 0039). */
+async function queryByHandle(client: Client): Promise<string> {
   const xml = `<r>${'<item><price>2</price></item>'.repeat(100)}</r>`;
   const inspected = await client.callTool({ name: 'xml_inspect', arguments: { xml } });
-  const document = (inspected.structuredContent as { document?: string }).document;
-  if (!session) {
-    expect(document).toBeUndefined();
-    const refused = await client.callTool({
-      name: 'xml_query',
-      arguments: { document: 'd_AAAAAAAAAAAAAAAAAAAAAA', xpath: 'count(//item)' },
-    });
-    expect(refused.isError).toBe(true);
-    expect(text(refused)).toBe(
-      'This request has no session (stateless HTTP: a 2026-07-28 request, or a server run with --stateless), so no document is held: send its text as `xml`.',
-    );
-    return;
-  }
-  expect(document).toMatch(/^d_/);
+  const document = (inspected.structuredContent as { document?: string }).document as string;
+  expect(document).toMatch(/^d_[A-Za-z0-9_-]{22}$/);
   const answers = [];
   for (const xpath of ['count(//item)', 'sum(//price)', 'string(/r/item[1]/price)']) {
     answers.push(text(await client.callTool({ name: 'xml_query', arguments: { document, xpath } })));
   }
   expect(answers).toEqual(['100', '200', '2']);
+  return document;
+}
+
+const NOT_HELD = 'That document is no longer held; send its text as `xml` again.';
+const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<
+  typeof Client
+>[1];
+
+/** A client on a connection of its own. */
+async function connected(url: string, options?: ConstructorParameters<typeof Client>[1]): Promise<Client> {
+  const client = new Client({ name: 'e2e-http-handles', version: '1' }, options);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
 }
 
 describe('the built binary over Streamable HTTP', () => {
@@ -88,16 +89,54 @@ describe('the built binary over Streamable HTTP', () => {
   });
 
   it.each([
-    ['2025-11-25 session', {}, true],
-    ['2026-07-28 stateless', { versionNegotiation: { mode: { pin: '2026-07-28' } } }, false],
-  ] as const)('answers by document handle only in a session (%s)', async (_era, options, session) => {
-    const client = new Client(
-      { name: 'e2e-http-handles', version: '1' },
-      options as ConstructorParameters<typeof Client>[1],
-    );
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-    await queryByHandle(client, session);
+    ['2025-11-25 session', {}],
+    ['2026-07-28 stateless', { versionNegotiation: { mode: { pin: '2026-07-28' } } }],
+  ] as const)('answers by document handle (%s)', async (_era, options) => {
+    const client = await connected(server.url, options as ConstructorParameters<typeof Client>[1]);
+    await queryByHandle(client);
     await client.close();
+  });
+
+  it('answers a 2026-07-28 handle on a new connection, and never logs it or shows it in /healthz', async () => {
+    const first = await connected(server.url, MODERN);
+    const sent = await first.callTool({
+      name: 'xml_query',
+      arguments: { xml: '<library><book><title>Dune</title></book></library>', xpath: '//title' },
+    });
+    const document = (sent.structuredContent as { document: string }).document;
+    await first.close();
+    const second = await connected(server.url, MODERN);
+    const byHandle = await second.callTool({
+      name: 'xml_query',
+      arguments: { document, xpath: 'string(//title)' },
+    });
+    expect(text(byHandle)).toBe('Dune');
+    const made = await second.callTool({
+      name: 'xml_query',
+      arguments: { document: 'd_AAAAAAAAAAAAAAAAAAAAAA', xpath: '1' },
+    });
+    expect(made).toMatchObject({ isError: true, content: [{ text: NOT_HELD }] });
+    // A 2025 session may present it too, and the stateless client a session's.
+    const session = await connected(server.url);
+    expect(
+      text(await session.callTool({ name: 'xml_query', arguments: { document, xpath: 'count(//book)' } })),
+    ).toBe('1');
+    const ofSession = await queryByHandle(session);
+    expect(
+      text(
+        await second.callTool({
+          name: 'xml_query',
+          arguments: { document: ofSession, xpath: 'count(//item)' },
+        }),
+      ),
+    ).toBe('100');
+    await Promise.all([second.close(), session.close()]);
+    const health = await (await fetch(new URL('/healthz', server.url))).text();
+    for (const handle of [document, ofSession]) {
+      expect(health).not.toContain(handle);
+      expect(server.stderr()).not.toContain(handle);
+      expect(server.stdout()).not.toContain(handle);
+    }
   });
 
   it.each([
@@ -147,14 +186,18 @@ describe('the built binary over Streamable HTTP', () => {
       ),
     );
     expect(answers.map(text)).toEqual(['1', '2']);
-    // A handle of one session means nothing in the other.
+    // A handle is a bearer capability (ADR 0039): given to the other session, it works there, until
+    // the session that sent the text ends.
     const ofFirst = ((answers[0] as Result).structuredContent as { document: string }).document;
-    const crossed = await (clients[1] as Client).callTool({
-      name: 'xml_query',
-      arguments: { document: ofFirst, xpath: 'count(//a)' },
-    });
-    expect(text(crossed)).toBe('That document is no longer held; send its text as `xml` again.');
+    const crossed = () =>
+      (clients[1] as Client).callTool({
+        name: 'xml_query',
+        arguments: { document: ofFirst, xpath: 'count(//a)' },
+      });
+    expect(text(await crossed())).toBe('1');
+    await transports[0]?.terminateSession();
     await clients[0]?.close();
+    expect(text(await crossed())).toBe(NOT_HELD);
     expect(
       text(
         await (clients[1] as Client).callTool({
@@ -164,6 +207,27 @@ describe('the built binary over Streamable HTTP', () => {
       ),
     ).toBe('1');
     await clients[1]?.close();
+  });
+});
+
+describe('the built binary over Streamable HTTP with --stateless', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer('streamable-http', ['--stateless']);
+  });
+  afterAll(async () => {
+    expect(await server.stop()).toBe(0);
+  });
+
+  it('gives a 2025-era client with no session a handle that works on its next connection', async () => {
+    const first = await connected(server.url);
+    const document = await queryByHandle(first);
+    await first.close();
+    const next = await connected(server.url);
+    expect(
+      text(await next.callTool({ name: 'xml_query', arguments: { document, xpath: 'count(//item)' } })),
+    ).toBe('100');
+    await next.close();
   });
 });
 
@@ -186,7 +250,7 @@ describe('the built binary over legacy HTTP+SSE', () => {
   it('answers by document handle within the connection', async () => {
     const client = new Client({ name: 'e2e-sse-handles', version: '1' });
     await client.connect(new SSEClientTransport(new URL(server.url)));
-    await queryByHandle(client, true);
+    await queryByHandle(client);
     await client.close();
   });
 

@@ -10,6 +10,9 @@ import {
 import { type RunningServer, startServer } from '../support/http-server.js';
 import { type Router, startRouter } from './router.js';
 
+/** A stateless answer to a text ends with the text's handle too (ADR 0039). */
+const HANDLE_LINE = { text: expect.stringMatching(/^document: d_[A-Za-z0-9_-]{22} /) };
+
 type Options = ConstructorParameters<typeof Client>[1];
 const MODERN: Options = { versionNegotiation: { mode: { pin: '2026-07-28' } } };
 const portOf = (server: RunningServer) => Number(new URL(server.url).port);
@@ -125,7 +128,10 @@ describe('the built binary on SIGTERM', () => {
     call.finish();
     const answered = await call.response;
     expect(answered.status).toBe(200);
-    expect(JSON.parse(answered.text)).toMatchObject({ id: 7, result: { content: [{ text: '2' }] } });
+    expect(JSON.parse(answered.text)).toMatchObject({
+      id: 7,
+      result: { content: [{ text: '2' }, HANDLE_LINE] },
+    });
     const [code] = (await once(server.child, 'exit')) as [number | null];
     expect(code).toBe(0);
     expect(server.stderr()).toMatch(/draining[\s\S]*drained/);

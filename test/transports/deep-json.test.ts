@@ -7,6 +7,9 @@ import { serveHttp } from '../../src/transports/serve-http.js';
 import { MODERN_CALL_HEADERS } from '../support/http-requests.js';
 import { feedLines } from '../support/stdio-harness.js';
 
+/** A stateless answer to a text ends with the text's handle too (ADR 0039). */
+const HANDLE_LINE = { text: expect.stringMatching(/^document: d_[A-Za-z0-9_-]{22} /) };
+
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
@@ -61,7 +64,7 @@ describe('a message nested deeper than MAX_JSON_NESTING', () => {
       expect(await refused.json()).toEqual({ jsonrpc: '2.0', id: null, error: tooDeep });
       const served = await post(url, call(where, nested(MAX_JSON_NESTING - 3)));
       expect(served.status).toBe(200);
-      expect(await served.json()).toMatchObject({ id: 7, result: { content: [{ text: '2' }] } });
+      expect(await served.json()).toMatchObject({ id: 7, result: { content: [{ text: '2' }, HANDLE_LINE] } });
       expect(errors).toEqual([]);
     },
   );

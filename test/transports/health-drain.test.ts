@@ -12,6 +12,9 @@ import {
   postInTwoParts,
 } from '../support/http-requests.js';
 
+/** A stateless answer to a text ends with the text's handle too (ADR 0039). */
+const HANDLE_LINE = { text: expect.stringMatching(/^document: d_[A-Za-z0-9_-]{22} /) };
+
 let engine: EnginePool | undefined;
 let service: HttpService | undefined;
 afterEach(async () => {
@@ -139,7 +142,10 @@ describe('a drain', () => {
     inFlight.finish();
     const answered = await inFlight.response;
     expect(answered.status).toBe(200);
-    expect(JSON.parse(answered.text)).toMatchObject({ id: 7, result: { content: [{ text: '2' }] } });
+    expect(JSON.parse(answered.text)).toMatchObject({
+      id: 7,
+      result: { content: [{ text: '2' }, HANDLE_LINE] },
+    });
     expect(await drained).toBe(0);
     await expect(fetch(healthOf(url))).rejects.toThrow();
   });

@@ -7,6 +7,9 @@ import { serveHttp } from '../../src/transports/serve-http.js';
 import { MODERN_CALL_HEADERS } from '../support/http-requests.js';
 import { feedLines } from '../support/stdio-harness.js';
 
+/** A stateless answer to a text ends with the text's handle too (ADR 0039). */
+const HANDLE_LINE = { text: expect.stringMatching(/^document: d_[A-Za-z0-9_-]{22} /) };
+
 const bytesOf = (text: string) => Buffer.from(text, 'utf8');
 const holdsTooManyMembers = (bytes: Uint8Array) => jsonShapeRefusal(bytes, true) === TOO_MANY_MEMBERS_MESSAGE;
 
@@ -75,6 +78,6 @@ describe('a message with a million members', () => {
     });
     const served = await post(withMeta(callWithBindings(2)));
     expect(served.status).toBe(200);
-    expect(await served.json()).toMatchObject({ id: 7, result: { content: [{ text: '1' }] } });
+    expect(await served.json()).toMatchObject({ id: 7, result: { content: [{ text: '1' }, HANDLE_LINE] } });
   });
 });
