@@ -134,18 +134,7 @@ export function documentShape(
     return index;
   };
 
-  const top: PathShape = {
-    name: -1,
-    parent: undefined,
-    depth: 0,
-    count: 0,
-    text: false,
-    attributes: undefined,
-    children: undefined,
-    last: undefined,
-    attributeValues: undefined,
-    textValues: undefined,
-  };
+  const top = newPath(-1, undefined, 0);
   /** The path of the element open at each depth; [0] is the document node. */
   const open: PathShape[] = [top];
   let paths = 0;
@@ -177,18 +166,7 @@ export function documentShape(
       parent.children ??= new Map();
       path ??= parent.children.get(name);
       if (!path) {
-        path = {
-          name,
-          parent,
-          depth,
-          count: 0,
-          text: false,
-          attributes: undefined,
-          children: undefined,
-          last: undefined,
-          attributeValues: undefined,
-          textValues: undefined,
-        };
+        path = newPath(name, parent, depth);
         parent.children.set(name, path);
         paths++;
       }
@@ -231,5 +209,21 @@ export function documentShape(
     paths,
     namespaces: [...namespaces.values()],
     defaultNamespaceOf,
+  };
+}
+
+/** A path seen for the first time; every path has all its fields from the start (one shape for V8). */
+function newPath(name: number, parent: PathShape | undefined, depth: number): PathShape {
+  return {
+    name,
+    parent,
+    depth,
+    count: 0,
+    text: false,
+    attributes: undefined,
+    children: undefined,
+    last: undefined,
+    attributeValues: undefined,
+    textValues: undefined,
   };
 }
