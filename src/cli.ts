@@ -240,7 +240,10 @@ async function main(): Promise<void> {
   const documents =
     settings.store === undefined
       ? undefined
-      : await (await import('./tools/shared-store/open-shared-store.js')).openSharedStore(settings.store, log);
+      : await (await import('./tools/shared-store/open-shared-store.js')).openSharedStore(
+          settings.store,
+          log,
+        );
   const listening = await serveHttp(settings.transport, engine, {
     host: settings.host,
     port: settings.port,

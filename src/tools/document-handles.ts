@@ -123,7 +123,8 @@ export function resolveDocuments(
         const found = held?.get(handle);
         if (found instanceof Promise) {
           return found.then(
-            (bytes) => (byItsHandle(pair, handle, bytes) ? from(i + 1) : { ok: false, message: notHeld(pair) }),
+            (bytes) =>
+              byItsHandle(pair, handle, bytes) ? from(i + 1) : { ok: false, message: notHeld(pair) },
             (error: unknown) => {
               if (error instanceof StoreUnreachable) return { ok: false, message: unreachable(pair) };
               throw error;

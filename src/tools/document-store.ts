@@ -58,4 +58,6 @@ export interface DocumentStore {
   open(): DocumentScope;
   /** The scope every stateless request shares: never closed, its texts expire. */
   readonly stateless: DocumentScope;
+  /** What /healthz shows of a shared store: its state and counts, never a key nor a handle. */
+  health?(): Readonly<Record<string, string | number>>;
 }

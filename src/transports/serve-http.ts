@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EnginePool } from '../engine/runtime/pool.js';
-import type { SharedDocuments } from '../tools/shared-store/shared-documents.js';
+import type { ServerOptions } from '../server.js';
 import { VERSION } from '../version.js';
 import { type Listening, listen, rebindingGuards, replyError, trustedHost } from './http-common.js';
 import type { SessionLimits } from './sessions.js';
@@ -20,7 +20,7 @@ export interface HttpOptions {
   /** Streamable HTTP: 2025-era requests are answered without sessions too. */
   stateless?: boolean;
   /** Streamable HTTP: a store of held texts shared with other processes (`--store`, docs/adr/0041). */
-  documents?: SharedDocuments;
+  documents?: ServerOptions['documents'];
 }
 
 export interface HttpService extends Listening {
@@ -76,7 +76,7 @@ export async function serveHttp(
             sessions: endpoint.sessions.size,
             calls: endpoint.callsInFlight(),
             ...engine.stats,
-            ...(options.documents ? { store: options.documents.health() } : {}),
+            ...(options.documents?.health ? { store: options.documents.health() } : {}),
           }
         : {}),
     });

@@ -4,8 +4,7 @@ import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextp
 import type { Server } from '@modelcontextprotocol/server';
 import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
 import type { EnginePool } from '../engine/runtime/pool.js';
-import { createServer } from '../server.js';
-import type { DocumentStore } from '../tools/document-store.js';
+import { createServer, type ServerOptions } from '../server.js';
 import {
   MAX_HTTP_BODY_BYTES,
   type NodeHandler,
@@ -44,7 +43,7 @@ export interface StreamableHttpOptions {
   /** Serves 2025-era requests without sessions too (each POST on its own, no GET stream). */
   stateless?: boolean | undefined;
   /** Where texts are held for their handles: the process's own store unless `--store` names a shared one. */
-  documents?: DocumentStore | undefined;
+  documents?: ServerOptions['documents'] | undefined;
 }
 
 /**

@@ -20,7 +20,7 @@ const REFRESH_MS = 1_000;
 const MAX_SESSION_KEYS = 4_096;
 
 /** What /healthz shows of the store: its state and counts, never a key or a handle. */
-export interface SharedStoreHealth {
+export interface SharedStoreHealth extends Record<string, string | number> {
   state: StoreState;
   fetched: number;
   writesFailed: number;
