@@ -217,7 +217,8 @@ up() {
   for ((try = 0; try < TRIES; try++)); do
     listen=$(free_port)
     write_nginx_conf "$listen" "${ports[@]}"
-    if "$NGINX" -p "$DIR" -c "$DIR/nginx.conf" -e "$DIR/error.log" 2>>"$DIR/nginx-start.log" &&
+    # nginx reads an environment variable NGINX of its own (sockets inherited on upgrade).
+    if env -u NGINX "$NGINX" -p "$DIR" -c "$DIR/nginx.conf" -e "$DIR/error.log" 2>>"$DIR/nginx-start.log" &&
       wait_ready "http://127.0.0.1:$listen/healthz"; then
       started=1
       break

@@ -22,6 +22,8 @@ const MAX_SESSION_KEYS = 4_096;
 /** What /healthz shows of the store: its state and counts, never a key or a handle. */
 export interface SharedStoreHealth extends Record<string, string | number> {
   state: StoreState;
+  /** Texts this process holds: its own and those fetched. */
+  held: number;
   fetched: number;
   writesFailed: number;
 }
@@ -51,7 +53,12 @@ export class SharedDocuments implements DocumentStore {
   }
 
   health(): SharedStoreHealth {
-    return { state: this.#remote.state, fetched: this.#fetched, writesFailed: this.#writesFailed };
+    return {
+      state: this.#remote.state,
+      held: this.#local.size,
+      fetched: this.#fetched,
+      writesFailed: this.#writesFailed,
+    };
   }
 
   /** Bytes held in this process (its own texts and those fetched), as the local store counts them. */
