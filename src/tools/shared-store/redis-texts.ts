@@ -42,6 +42,7 @@ type ScriptedRedis = Redis & {
 export class RedisTexts {
   readonly #client: ScriptedRedis;
   #state: StoreState = 'connecting';
+  #closed = false;
 
   /** `onState` hears each change of state once (never a retry), with a line fit for the log. */
   constructor(client: Redis, url: string, onState: (state: StoreState, line: string) => void) {
@@ -49,7 +50,7 @@ export class RedisTexts {
     this.#client = client as ScriptedRedis;
     const shown = shownStoreUrl(url);
     const become = (state: StoreState, line: string) => {
-      if (this.#state === state) return;
+      if (this.#state === state || this.#closed) return;
       this.#state = state;
       onState(state, line);
     };
@@ -98,6 +99,7 @@ export class RedisTexts {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     this.#client.disconnect();
   }
 
