@@ -156,6 +156,22 @@ describe('xml_inspect shows the shape a query needs', () => {
     expect(text(ins)).toBe('65');
   });
 
+  it('shows under a name at several paths what its text holds over them, and values that differ only in case', async () => {
+    const answer = await call('xml_inspect', { xml: fixture('pom.xml') });
+    expect(text(answer)).toContain(
+      '; indented under a name at several paths, what a field holds over them:\n',
+    );
+    expect(text(answer)).toContain(
+      '  version: 7 — text\n    text (4 paths): ${mapstruct.version}×2 ${testcontainers.version}×2 3.2.4×1 1.4.0-SNAPSHOT×1 1.18.30×1\n',
+    );
+    const values = (answer.structuredContent as { values: Record<string, string> }).values;
+    expect(values['//groupId']).toMatch(/^11 distinct of 20: org\.springframework\.boot×6 /);
+    const moves = await call('xml_inspect', {
+      xml: '<log><move dir="IN"/><move dir="in"/><move dir="OUT"/></log>',
+    });
+    expect(text(moves)).toContain('  @dir: 3 distinct: IN in OUT; IN/in differ only in case\n');
+  });
+
   it('refuses a max_chars outside its bounds, naming it', async () => {
     for (const max_chars of [MIN_OUTPUT_CHARS - 1, MAX_OUTPUT_CHARS + 1, 'many']) {
       const answer = await call('xml_inspect', { xml: '<r/>', max_chars });
