@@ -162,6 +162,7 @@ describe('xml_inspect shows the shape a query needs', () => {
       '; indented under a name at several paths, what a field holds over them:\n',
     );
     expect(text(answer)).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a POM's property references, as written
       '  version: 7 — text\n    text (4 paths): ${mapstruct.version}×2 ${testcontainers.version}×2 3.2.4×1 1.4.0-SNAPSHOT×1 1.18.30×1\n',
     );
     const values = (answer.structuredContent as { values: Record<string, string> }).values;
