@@ -133,7 +133,7 @@ export class ValueProfile {
       else estimate(this, key, value.high, value.low);
     }
     if (other.others === null) this.others = null;
-    else if (other.others) {
+    else if (other.others && this.others !== null) {
       startSketch(this);
       for (const key of other.others.keys()) if (!this.kept.has(key)) remember(this, key);
     }
