@@ -210,4 +210,20 @@ describe('xml_inspect inside its character budget', () => {
     expect(smallest).toMatch(/less frequent names left out/);
     expect(smallest.length).toBeLessThan(2_000);
   });
+
+  it('keeps max_chars with many names at two paths, each with values over them (ADR 0043)', async () => {
+    const names = Array.from({ length: 150 }, (_, i) => `field${i}`);
+    const holder = (tag: string) =>
+      `<${tag}>${names.map((name, i) => `<${name} kind="k${i % 3}">value ${i} of ${tag}</${name}>`).join('')}</${tag}>`;
+    const xml = `<r>${holder('a')}${holder('b')}</r>`;
+    for (const max_chars of [2_000, 4_000, 8_000, 20_000]) {
+      const answer = await call('xml_inspect', { xml, max_chars });
+      expect(text(answer).length).toBeLessThanOrEqual(max_chars);
+      expect(JSON.stringify(answer.structuredContent).length).toBeLessThanOrEqual(2 * max_chars);
+    }
+    const roomy = await call('xml_inspect', { xml, max_chars: 60_000 });
+    expect(text(roomy)).toContain(
+      '  field0: 2 — @kind; text\n    @kind (2 paths): k0×2\n    text (2 paths): 2 distinct: "value 0 of a" "value 0 of b"\n',
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { InspectResult } from '../engine/inspect/inspect.js';
-import { XML_NAMESPACE } from '../engine/marks.js';
+import { NAME_VALUE_INDENT, OUTLINE_VALUE_INDENT, XML_NAMESPACE } from '../engine/marks.js';
 import {
   DEFAULT_INSPECT_CHARS,
   MAX_INSPECT_NAME_CHARS,
@@ -90,7 +90,7 @@ function render(result: InspectResult, maxChars: number): string {
       }:`,
       ...result.outline.flatMap((line, i) => [
         line,
-        ...(result.outlineValues[i] ?? []).map((field) => `  ${field}`),
+        ...(result.outlineValues[i] ?? []).map((field) => `${' '.repeat(OUTLINE_VALUE_INDENT)}${field}`),
       ]),
     );
   }
@@ -114,7 +114,7 @@ function render(result: InspectResult, maxChars: number): string {
   result.elements.forEach(({ name, count }, i) => {
     const details = Object.hasOwn(result.details, name) ? result.details[name] : undefined;
     lines.push(details ? `  ${name}: ${count} — ${details}` : `  ${name}: ${count}`);
-    for (const field of result.elementValues[i] ?? []) lines.push(`    ${field}`);
+    for (const field of result.elementValues[i] ?? []) lines.push(`${' '.repeat(NAME_VALUE_INDENT)}${field}`);
   });
   if (result.elements.length < names) {
     lines.push(

@@ -6,7 +6,7 @@ import {
   MAX_INSPECT_NAMESPACES,
 } from '../../limits.js';
 import { nodeFields } from '../libxml2/tree.js';
-import { CUT_MARK } from '../marks.js';
+import { CUT_MARK, NAME_VALUE_INDENT, OUTLINE_VALUE_INDENT } from '../marks.js';
 import { withDocument, type XmlSource } from '../parse.js';
 import { type Field, fieldsOf, type NameShape, nameFieldsOf, ownsLine } from './fields.js';
 import { profileText } from './profile-text.js';
@@ -96,11 +96,11 @@ export interface InspectOptions {
 export const INSPECT_FIXED_CHARS = 1_300;
 
 /**
- * What the text's sentences about values take (the outline heading's second sentence, the note
- * saying how many fields' values were left out): claimed from the lists' budget when the first
- * value is shown, so a small budget keeps its outline lines.
+ * What the text's sentences about values take (the outline heading's second sentence, the name
+ * heading's clause, the note saying how many fields' values were left out): claimed from the
+ * lists' budget when the first value is shown, so a small budget keeps its outline lines.
  */
-export const VALUES_NOTE_CHARS = 300;
+export const VALUES_NOTE_CHARS = 400;
 
 /** What the namespaces may take of a budget smaller than this (listedNamespaces). */
 const NAMESPACE_FLOOR_CHARS = 2_000;
@@ -184,8 +184,8 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
   };
   const shownFields = new Set<Field>();
   let noted = false;
-  /** Claims the field's line if it fits, the sentences about values with the first one. */
-  const showFields = (fields: Field[], allowance: Allowance) => {
+  /** Claims each field's line (indented, and its line break) if it fits, the sentences about values with the first. */
+  const showFields = (fields: Field[], allowance: Allowance, indent: number) => {
     for (const field of fields.slice(0, FIELDS_PER_LINE)) {
       if (shownFields.has(field)) continue;
       if (!noted) {
@@ -193,11 +193,16 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
         noted = allowance.claim(VALUES_NOTE_CHARS);
       }
       field.text ??= `${field.label}: ${profileText(field.profile, field.occurrences, lineCap)}`;
-      if (allowance.claim(field.text.length + 3)) shownFields.add(field);
+      if (allowance.claim(indent + field.text.length + 1)) shownFields.add(field);
     }
   };
   /** Fills, within a limit, the values of the owners' (lines', names') fields, the owners shown first. */
-  const valuesOf = <K>(owners: K[], isShown: (owner: K) => boolean, fieldsFor: (owner: K) => Field[]) => {
+  const valuesOf = <K>(
+    owners: K[],
+    isShown: (owner: K) => boolean,
+    fieldsFor: (owner: K) => Field[],
+    indent: number,
+  ) => {
     const byOwner = new Map<K, Field[]>();
     const fill = (limit: number) => {
       const allowance = budget.share(limit);
@@ -207,6 +212,7 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
           showFields(
             remembered(byOwner, owner, () => fieldsFor(owner)),
             allowance,
+            indent,
           );
       }
     };
@@ -216,11 +222,13 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     lines,
     (path) => shown.has(path),
     (path) => fieldsOf(path, shape.names),
+    OUTLINE_VALUE_INDENT,
   );
   const nameValues = valuesOf(
     listed,
     (name) => detailed.has(name),
     (name) => nameFieldsOf(name, shape.names),
+    NAME_VALUE_INDENT,
   );
   fillOutline(Math.floor(budget.left / 4));
   listNames(Math.floor(budget.left / 4));
