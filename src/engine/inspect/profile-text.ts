@@ -139,8 +139,17 @@ function listed(values: KeptValue[], cap: number, counted: boolean): string {
 }
 
 function written(value: KeptValue): string {
-  const text = value.cut || !BARE.test(value.text) ? JSON.stringify(value.text) : value.text;
-  return value.cut ? `${text}${CUT_MARK}` : text;
+  return writtenValue(value.text, value.cut);
+}
+
+/**
+ * A value as the outline writes it: bare when it reads the same so, otherwise a JSON string, and
+ * the cut mark after the closing quote when `text` is only its start. The hints after an empty
+ * answer write values so too (query/field-values-hint.ts).
+ */
+export function writtenValue(text: string, cut: boolean): string {
+  const quoted = cut || !BARE.test(text) ? JSON.stringify(text) : text;
+  return cut ? `${quoted}${CUT_MARK}` : quoted;
 }
 
 function range(least: string, greatest: string): string {
