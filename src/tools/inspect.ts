@@ -85,7 +85,7 @@ function render(result: InspectResult, maxChars: number): string {
     lines.push(
       `Outline, one line per distinct element path (a leaf without attributes is named only on its parent's line): its count (×N), @attributes, child elements, and "text" when it holds text; ×N after an attribute is how many carry it, after a child how many there are, where that differs from the count${
         result.outlineValues.some((under) => under.length > 0)
-          ? '. Indented under it, what its attributes and leaves hold: value×count, a range, or how many distinct (≈ estimated) with examples; quoted where spaces matter'
+          ? '. Indented under it, what its attributes and leaves hold: value×count (every value, unless `e.g.` or `…+N more` follows), a range, or how many distinct (≈ estimated) with examples; quoted where spaces matter'
           : ''
       }:`,
       ...result.outline.flatMap((line, i) => [

@@ -100,7 +100,7 @@ export const INSPECT_FIXED_CHARS = 1_300;
  * heading's clause, the note saying how many fields' values were left out): claimed from the
  * lists' budget when the first value is shown, so a small budget keeps its outline lines.
  */
-export const VALUES_NOTE_CHARS = 400;
+export const VALUES_NOTE_CHARS = 460;
 
 /** What the namespaces may take of a budget smaller than this (listedNamespaces). */
 const NAMESPACE_FLOOR_CHARS = 2_000;
