@@ -38,6 +38,9 @@ good 101 'malformed XML'
 call 2 xml_check '{"xml":"<a>\n<b></a>"}'
 expect $S 2 'xml_check: not well-formed, line 2'    "$TOOL_ERROR"' && sc.wellFormed === false && sc.error.line === 2 && Number.isInteger(sc.error.column)'
 good 102 'xml_check on malformed XML'
+call 30 xml_check '{"xml":"<atolls>\n<n>Bikini & Kili</n>\n</atolls>"}'
+expect $S 30 'xml_check: a bare & is shown where it is, with how to write it' "$TOOL_ERROR"' && has(text, "near \"<n>Bikini & Kili</n>\"", "written `&amp;`")'
+good 130 'xml_check on a bare ampersand'
 
 # 3. Invalid XPath.
 call 3 xml_query '{"xml":"<a/>","xpath":"//[["}'

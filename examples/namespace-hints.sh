@@ -63,6 +63,11 @@ expect $S 9 'the advised query answers both values'            '!isErr && text =
 call 10 xml_query '{"xml":'"$FEED"',"xpath":"count(//nothing)"}'
 expect $S 10 'a name that is nowhere: a bare 0'                '!isErr && text === "0"'
 
+# 11. A value the field does not hold: what it holds instead (German is `deu` in xkb's rules).
+RULES='"<rules><layout><name>de</name><iso639Id>deu</iso639Id></layout><layout><name>us</name><iso639Id>eng</iso639Id></layout><layout><name>gb</name><iso639Id>eng</iso639Id></layout></rules>"'
+call 11 xml_query '{"xml":'"$RULES"',"xpath":"count(//layout[iso639Id=\"ger\"])"}'
+expect $S 11 'a value the field lacks: the values it holds'     '!isErr && text === "0\nNo `iso639Id` is \"ger\". What `iso639Id` holds (2 distinct of 3), most frequent first: eng×2 deu×1."'
+
 run_session $S
 if ((FAILED)); then
   echo "$NAME: $PASSED passed, $FAILED failed"

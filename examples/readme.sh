@@ -4,12 +4,17 @@
 # asserts that it exits 0 and that its second line of output is the README's answer, byte for byte
 # but for the document handle, which is random (each `d_` and 22 characters stands for any).
 # With OXML_MCP_BIN set (scripts/pack-check.sh), the block's `node dist/cli.js` becomes that command.
+# Then the same for "By hand over HTTP": the curl block, run as written against a Streamable HTTP
+# server on a free port (the block's `127.0.0.1:8000` becomes that port), and the JSON after it.
 #
 # Usage: bash examples/readme.sh        (VERBOSE=1 to print every assertion)
-# Needs: node, and a built dist/cli.js (npm run build).
+# Needs: node, curl, and a built dist/cli.js (npm run build).
 set -euo pipefail
 # shellcheck source=lib/harness.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/harness.sh"
+# shellcheck source=lib/wait.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/wait.sh"
+command -v curl >/dev/null || { echo "$NAME: curl is not on PATH" >&2; exit 1; }
 
 # block START LANG: the first ```LANG fenced block after the line that starts with START.
 block() {
@@ -49,6 +54,35 @@ answer=$(sed -n 2p "$TMP/quick-start.out")
 ok 'its second line is the README answer' \
   "$([[ $(any_handle <<< "$answer") == "$(any_handle < "$TMP/answer.json")" ]] && echo 0 || echo 1)" \
   "got: $answer"
+
+# ---- By hand over HTTP ------------------------------------------------------
+block 'server above running' sh > "$TMP/by-hand.sh"
+block 'The answer is one JSON object' json > "$TMP/by-hand.json"
+ok 'README has the by-hand HTTP command and its answer' \
+  "$([[ $(grep -c '127.0.0.1:8000' "$TMP/by-hand.sh") -eq 1 && $(wc -l < "$TMP/by-hand.json") -eq 1 ]] && echo 0 || echo 1)"
+: > "$TMP/http.err"
+"${SERVER[@]}" --transport streamable-http --port 0 2> "$TMP/http.err" &
+HTTP_PID=$!
+trap 'kill "$HTTP_PID" 2>/dev/null || true; rm -rf "$TMP"' EXIT
+URL=""
+said_where() {
+  URL=$(sed -n 's/^oxml-mcp: .* listening on \(http:[^ ]*\).*$/\1/p' "$TMP/http.err")
+  [[ -n $URL ]] || is_dead "$HTTP_PID"
+}
+wait_until 60 said_where || true
+ok 'the HTTP server says where it listens' "$([[ -n $URL ]] && echo 0 || echo 1)" "$(tail -n 3 "$TMP/http.err")"
+if [[ -n $URL ]]; then
+  authority=${URL#http://}
+  authority=${authority%%/*}
+  sed -i "s#127\.0\.0\.1:8000#$authority#" "$TMP/by-hand.sh"
+  rc=0
+  "${LIMIT[@]}" bash "$TMP/by-hand.sh" > "$TMP/by-hand.out" 2> "$TMP/by-hand.err" || rc=$?
+  ok 'the by-hand curl exits 0' "$rc" "exit $rc: $(tail -n 3 "$TMP/by-hand.err")"
+  answer=$(cat "$TMP/by-hand.out")
+  ok 'its answer is the README answer' \
+    "$([[ $(any_handle <<< "$answer") == "$(any_handle < "$TMP/by-hand.json")" ]] && echo 0 || echo 1)" \
+    "got: $answer"
+fi
 
 if ((FAILED)); then
   echo "$NAME: $PASSED passed, $FAILED failed"

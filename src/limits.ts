@@ -270,6 +270,11 @@ export const HELD_DOCUMENT_OVERHEAD_BYTES = 3 * 1024;
  */
 export const MAX_PROFILE_VALUES = 32;
 export const MAX_PROFILE_VALUE_CHARS = 40;
+/**
+ * Past the kept values, a field's distinct values are still counted exactly, by their hashes
+ * alone, up to this many more (16 KB); past that they are estimated (`≈`, ADR 0043).
+ */
+export const MAX_EXACT_DISTINCT = 1_024;
 
 /**
  * A held text not used for this long is let go (docs/adr/0039-handles-outlive-their-connection.md):

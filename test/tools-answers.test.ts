@@ -47,6 +47,19 @@ describe('an empty answer that explains itself', () => {
   });
 });
 
+describe('an empty answer to a value the field does not hold', () => {
+  it('keeps the answer and says what the field holds, most frequent first', async () => {
+    const rules =
+      '<rules><layout><name>de</name><iso639Id>deu</iso639Id></layout><layout><name>us</name><iso639Id>eng</iso639Id></layout><layout><name>gb</name><iso639Id>eng</iso639Id></layout></rules>';
+    const result = await call('xml_query', { xml: rules, xpath: 'count(//layout[iso639Id="ger"])' });
+    expect(result.isError).toBeFalsy();
+    expect(answer(result)).toEqual({ type: 'number', count: 1, values: ['0'] });
+    expect(text(result)).toBe(
+      '0\nNo `iso639Id` is "ger". What `iso639Id` holds (2 distinct of 3), most frequent first: eng×2 deu×1.',
+    );
+  });
+});
+
 describe('an empty answer to a value the document pads with whitespace', () => {
   const pom =
     '<project><dependency><artifactId>junit</artifactId><scope> test </scope></dependency></project>';

@@ -156,6 +156,23 @@ describe('xml_inspect shows the shape a query needs', () => {
     expect(text(ins)).toBe('65');
   });
 
+  it('shows under a name at several paths what its text holds over them, and values that differ only in case', async () => {
+    const answer = await call('xml_inspect', { xml: fixture('pom.xml') });
+    expect(text(answer)).toContain(
+      '; indented under a name at several paths, what a field holds over them:\n',
+    );
+    expect(text(answer)).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a POM's property references, as written
+      '  version: 7 — text\n    text (4 paths): ${mapstruct.version}×2 ${testcontainers.version}×2 3.2.4×1 1.4.0-SNAPSHOT×1 1.18.30×1\n',
+    );
+    const values = (answer.structuredContent as { values: Record<string, string> }).values;
+    expect(values['//groupId']).toMatch(/^11 distinct of 20: org\.springframework\.boot×6 /);
+    const moves = await call('xml_inspect', {
+      xml: '<log><move dir="IN"/><move dir="in"/><move dir="OUT"/></log>',
+    });
+    expect(text(moves)).toContain('  @dir: 3 distinct: IN in OUT; IN/in differ only in case\n');
+  });
+
   it('refuses a max_chars outside its bounds, naming it', async () => {
     for (const max_chars of [MIN_OUTPUT_CHARS - 1, MAX_OUTPUT_CHARS + 1, 'many']) {
       const answer = await call('xml_inspect', { xml: '<r/>', max_chars });
@@ -192,5 +209,21 @@ describe('xml_inspect inside its character budget', () => {
     expect(smallest).toContain('"namespaces": {"ns1":"http://docbook.org/ns/docbook"');
     expect(smallest).toMatch(/less frequent names left out/);
     expect(smallest.length).toBeLessThan(2_000);
+  });
+
+  it('keeps max_chars with many names at two paths, each with values over them (ADR 0043)', async () => {
+    const names = Array.from({ length: 150 }, (_, i) => `field${i}`);
+    const holder = (tag: string) =>
+      `<${tag}>${names.map((name, i) => `<${name} kind="k${i % 3}">value ${i} of ${tag}</${name}>`).join('')}</${tag}>`;
+    const xml = `<r>${holder('a')}${holder('b')}</r>`;
+    for (const max_chars of [2_000, 4_000, 8_000, 20_000]) {
+      const answer = await call('xml_inspect', { xml, max_chars });
+      expect(text(answer).length).toBeLessThanOrEqual(max_chars);
+      expect(JSON.stringify(answer.structuredContent).length).toBeLessThanOrEqual(2 * max_chars);
+    }
+    const roomy = await call('xml_inspect', { xml, max_chars: 60_000 });
+    expect(text(roomy)).toContain(
+      '  field0: 2 — @kind; text\n    @kind (2 paths): k0×2\n    text (2 paths): 2 distinct: "value 0 of a" "value 0 of b"\n',
+    );
   });
 });

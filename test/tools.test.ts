@@ -107,6 +107,9 @@ describe('the MCP server through an in-memory client', () => {
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/line 2, column \d+/);
     expect(bad.structuredContent).toMatchObject({ wellFormed: false, error: { line: 2 } });
+    // The text where it stopped and what to write instead: a model sent a file it never read.
+    const ampersand = await call('xml_check', { xml: '<atolls>\n<n>Bikini & Kili</n>\n</atolls>' });
+    expect(text(ampersand)).toContain('near "<n>Bikini & Kili</n>". A `&` that starts no entity reference');
   });
 
   it('validates against XSD and lists violations', async () => {

@@ -10,3 +10,8 @@ export const CUT_MARK = '…[cut]';
 
 /** The namespace `xml:` names are in: bound in every XPath context, so it needs no binding. */
 export const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
+
+/** inspect's text indents a field's values under its outline line by this many spaces… */
+export const OUTLINE_VALUE_INDENT = 2;
+/** …and under its name line by this many: the engine's budget counts them. */
+export const NAME_VALUE_INDENT = 4;

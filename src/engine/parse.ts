@@ -2,6 +2,7 @@ import { ParseOption, XmlDocument, XmlParseError } from 'libxml2-wasm';
 import { MAX_DOCUMENT_BYTES, MAX_ELEMENT_DEPTH, MAX_ENTITY_NESTING, MAX_NAME_LENGTH } from '../limits.js';
 import { EngineError, isEngineTrap } from './errors.js';
 import { dropInternalSubset } from './libxml2/tree.js';
+import { fixFor, nearText } from './parse-error-context.js';
 
 /**
  * Options every parse shares: never load external entities or DTDs, never touch the network,
@@ -60,14 +61,14 @@ export function parseDocument(source: XmlSource, purpose: ParsePurpose, argument
   try {
     doc = XmlDocument.fromBuffer(bytes, { option: options, encoding: 'utf-8' });
   } catch (error) {
-    if (!(options & DEFAULTS) || !undeclaredEntity(error)) throw toNotWellFormed(error, argument);
+    if (!(options & DEFAULTS) || !undeclaredEntity(error)) throw toNotWellFormed(error, argument, bytes);
     // With DTDATTR libxml2 acts as if the external subset had been read, so an entity it would
     // have declared (XHTML's &nbsp;) becomes an error. Such a document is well-formed
     // (WFC: Entity Declared does not apply), so it is read again without defaults.
     try {
       doc = XmlDocument.fromBuffer(bytes, { option: options & ~DEFAULTS, encoding: 'utf-8' });
     } catch (retryError) {
-      throw toNotWellFormed(retryError, argument);
+      throw toNotWellFormed(retryError, argument, bytes);
     }
   }
   // libxml2 2.15 keeps each parsed entity's content under its declaration in the internal
@@ -99,7 +100,7 @@ function undeclaredEntity(error: unknown): boolean {
   );
 }
 
-function toNotWellFormed(error: unknown, argument: string): EngineError {
+function toNotWellFormed(error: unknown, argument: string, bytes: Uint8Array): EngineError {
   if (isEngineTrap(error)) throw error;
   if (!(error instanceof XmlParseError)) {
     return new EngineError({
@@ -116,9 +117,13 @@ function toNotWellFormed(error: unknown, argument: string): EngineError {
       code: 'not-well-formed',
       message: `The \`${argument}\` argument is not well-formed XML: ${reason}`,
     });
+  const near = nearText(bytes, first.line, first.col);
+  const fix = fixFor(reason);
   return new EngineError({
     code: 'not-well-formed',
-    message: `The \`${argument}\` argument is not well-formed XML: line ${first.line}, column ${first.col}: ${reason}`,
+    message:
+      `The \`${argument}\` argument is not well-formed XML: line ${first.line}, column ${first.col}: ${reason}` +
+      `${near ? `, near ${near}` : ''}.${fix ? ` ${fix}` : ''}`,
     line: first.line,
     column: first.col,
   });

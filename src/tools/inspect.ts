@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { InspectResult } from '../engine/inspect/inspect.js';
-import { XML_NAMESPACE } from '../engine/marks.js';
+import { NAME_VALUE_INDENT, OUTLINE_VALUE_INDENT, XML_NAMESPACE } from '../engine/marks.js';
 import {
   DEFAULT_INSPECT_CHARS,
   MAX_INSPECT_NAME_CHARS,
@@ -37,7 +37,7 @@ const output = z.object({
 
 true satisfies Declares<
   typeof output,
-  Omit<InspectResult, 'omitted' | 'unprefixedExample' | 'outlineValues'>
+  Omit<InspectResult, 'omitted' | 'unprefixedExample' | 'outlineValues' | 'elementValues'>
 >;
 
 export const xmlInspect = defineTool({
@@ -61,6 +61,7 @@ export const xmlInspect = defineTool({
         omitted: _omitted,
         unprefixedExample: _examples,
         outlineValues: _values,
+        elementValues: _nameValues,
         ...structured
       } = result;
       return toolResult(render(result, max_chars), structured);
@@ -84,12 +85,12 @@ function render(result: InspectResult, maxChars: number): string {
     lines.push(
       `Outline, one line per distinct element path (a leaf without attributes is named only on its parent's line): its count (×N), @attributes, child elements, and "text" when it holds text; ×N after an attribute is how many carry it, after a child how many there are, where that differs from the count${
         result.outlineValues.some((under) => under.length > 0)
-          ? '. Indented under it, what its attributes and leaves hold: value×count, a range, or how many distinct (≈ estimated) with examples; quoted where spaces matter'
+          ? '. Indented under it, what its attributes and leaves hold: value×count (every value, unless `e.g.` or `…+N more` follows), a range, or how many distinct (≈ estimated) with examples; quoted where spaces matter'
           : ''
       }:`,
       ...result.outline.flatMap((line, i) => [
         line,
-        ...(result.outlineValues[i] ?? []).map((field) => `  ${field}`),
+        ...(result.outlineValues[i] ?? []).map((field) => `${' '.repeat(OUTLINE_VALUE_INDENT)}${field}`),
       ]),
     );
   }
@@ -103,11 +104,18 @@ function render(result: InspectResult, maxChars: number): string {
       `[${result.omitted.paths} of ${result.distinctPaths} paths left out (the deepest first): output budget of ${maxChars} characters. Raise max_chars, or ask xml_query, e.g. count(/*/*/*).]`,
     );
   }
-  lines.push('Element names: count — attributes; child elements; text (as above), most frequent first:');
-  for (const { name, count } of result.elements) {
+  lines.push(
+    `Element names: count — attributes; child elements; text (as above), most frequent first${
+      result.elementValues.some((under) => under.length > 0)
+        ? '; indented under a name at several paths, what a field holds over them'
+        : ''
+    }:`,
+  );
+  result.elements.forEach(({ name, count }, i) => {
     const details = Object.hasOwn(result.details, name) ? result.details[name] : undefined;
     lines.push(details ? `  ${name}: ${count} — ${details}` : `  ${name}: ${count}`);
-  }
+    for (const field of result.elementValues[i] ?? []) lines.push(`${' '.repeat(NAME_VALUE_INDENT)}${field}`);
+  });
   if (result.elements.length < names) {
     lines.push(
       `  [${names - result.elements.length} less frequent names left out: output budget of ${maxChars} characters (max_chars; at most ${MAX_INSPECT_NAMES} names / ${MAX_INSPECT_NAME_CHARS} characters of names). Ask xml_query, e.g. count(//*[local-name()='NAME']).]`,

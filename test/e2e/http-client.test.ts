@@ -89,10 +89,13 @@ describe('the built binary over Streamable HTTP', () => {
   });
 
   it.each([
-    ['2025-11-25 session', {}],
-    ['2026-07-28 stateless', { versionNegotiation: { mode: { pin: '2026-07-28' } } }],
-  ] as const)('answers by document handle (%s)', async (_era, options) => {
+    ['2025-11-25 session', {}, '2025-11-25'],
+    ['2026-07-28 stateless', { versionNegotiation: { mode: { pin: '2026-07-28' } } }, '2026-07-28'],
+    // What the Python SDK's default `Client(url)` does: probe, and take the newest revision.
+    ['auto negotiation', { versionNegotiation: { mode: 'auto' } }, '2026-07-28'],
+  ] as const)('answers by document handle (%s)', async (_era, options, revision) => {
     const client = await connected(server.url, options as ConstructorParameters<typeof Client>[1]);
+    expect(client.getNegotiatedProtocolVersion()).toBe(revision);
     await queryByHandle(client);
     await client.close();
   });

@@ -18,6 +18,27 @@ describe('check', () => {
     expect(error.message).toContain('mismatch');
   });
 
+  it('shows the text where the parse stopped, and how to write a bare & or <', () => {
+    const ampersand = rejection('<atolls>\n  <name>Bikini & Kili</name>\n</atolls>');
+    expect(ampersand.line).toBe(2);
+    expect(ampersand.message).toContain('near "  <name>Bikini & Kili</name>"');
+    expect(ampersand.message).toContain('a literal ampersand is written `&amp;`');
+    expect(rejection('<r>a < b</r>').message).toContain('a literal less-than sign is written `&lt;`');
+    expect(rejection('<p>&nbsp;</p>').message).toContain('`&#160;` for `&nbsp;`');
+    expect(rejection('<a/><b/>').message).toContain('exactly one root');
+    expect(rejection('{"a": 1}').message).toContain('near "{\\"a\\": 1}"');
+    // libxml2's own words suffice for a mismatch: the text is shown, no advice added.
+    expect(rejection('<r><a></r>').message).toMatch(/mismatch: a line 1 and r, near "<r><a><\/r>"\.$/);
+  });
+
+  it('counts columns in characters and shows a window of a long line, not the line', () => {
+    const accented = rejection('<r>é é ü Enewetak & Ujelang</r>').message;
+    expect(accented).toContain('near "<r>é é ü Enewetak & Ujelang</r>"');
+    const minified = rejection(`<r>${'é'.repeat(100_000)} & y${'z'.repeat(100_000)}</r>`).message;
+    expect(minified).toContain(`near …"${'é'.repeat(28)} & y${'z'.repeat(28)}"…`);
+    expect(minified.length).toBeLessThan(400);
+  });
+
   it('says an empty document is empty', () => {
     expect(rejection('').message).toMatch(/line 1, column 1: Document is empty/);
   });

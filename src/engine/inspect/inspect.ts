@@ -6,11 +6,11 @@ import {
   MAX_INSPECT_NAMESPACES,
 } from '../../limits.js';
 import { nodeFields } from '../libxml2/tree.js';
-import { CUT_MARK } from '../marks.js';
+import { CUT_MARK, NAME_VALUE_INDENT, OUTLINE_VALUE_INDENT } from '../marks.js';
 import { withDocument, type XmlSource } from '../parse.js';
+import { type Field, fieldsOf, type NameShape, nameFieldsOf, ownsLine } from './fields.js';
 import { profileText } from './profile-text.js';
 import { type DocumentShape, documentShape, type NamespaceShape, type PathShape } from './shape.js';
-import type { ValueProfile } from './value-profile.js';
 
 export { XML_NAMESPACE } from '../marks.js';
 
@@ -51,11 +51,14 @@ export interface InspectResult {
    * What the fields of the outline's paths hold, within the budget: the field as a path
    * (`/records/record/@id`, `/records/record/name` for a leaf named on its parent's line,
    * `/records/record/price/text()` for the text of a path with a line of its own) → its values in
-   * profile-text.ts's notation (`books×1342 music×1320`, `integers 0–499, 500 distinct`).
+   * profile-text.ts's notation (`books×1342 music×1320`, `integers 0–499, 500 distinct`); then
+   * a name's fields over its paths (`//title`, `//title/@role`), for names at two paths or more.
    */
   values: Record<string, string>;
   /** For the text: under each outline line, its fields' values (`@id: 7910 distinct, e.g. …`). */
   outlineValues: string[][];
+  /** For the text: under each listed name, its fields' values over its paths (`text (3 paths): …`). */
+  elementValues: string[][];
   /** Present when `elements` or `namespaces` were cut to the budget: how many there are in all. */
   distinctElements?: number;
   distinctNamespaces?: number;
@@ -74,7 +77,7 @@ export interface Omitted {
   details: number;
   /** Lines whose attributes or children were cut (`…+N more`). */
   cutLines: number;
-  /** Fields (attributes, text-holding leaves) whose values were not shown, and how many there are. */
+  /** Fields of the outline's paths whose values were not shown, and how many there are. */
   values: number;
   fields: number;
 }
@@ -93,11 +96,11 @@ export interface InspectOptions {
 export const INSPECT_FIXED_CHARS = 1_300;
 
 /**
- * What the text's sentences about values take (the outline heading's second sentence, the note
- * saying how many fields' values were left out): claimed from the lists' budget when the first
- * value is shown, so a small budget keeps its outline lines.
+ * What the text's sentences about values take (the outline heading's second sentence, the name
+ * heading's clause, the note saying how many fields' values were left out): claimed from the
+ * lists' budget when the first value is shown, so a small budget keeps its outline lines.
  */
-export const VALUES_NOTE_CHARS = 300;
+export const VALUES_NOTE_CHARS = 460;
 
 /** What the namespaces may take of a budget smaller than this (listedNamespaces). */
 const NAMESPACE_FLOOR_CHARS = 2_000;
@@ -139,8 +142,10 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
       (a, b) =>
         b.count - a.count || ((shape.names[a.name] as string) < (shape.names[b.name] as string) ? -1 : 1),
     );
-  // The outline first, up to a quarter of what is left; then the names with their counts; then the
-  // names' attributes and children, most frequent first; what is still left, to the outline.
+  // The claim order (ADR 0017, 0037, 0043): the outline up to a quarter of what is left; the most
+  // frequent names with their counts up to a quarter, their attributes and children up to a
+  // third; the values of the lines shown, then of the names' fields, each up to half; then the
+  // less frequent names and their details; what is still left, the deeper lines and their values.
   const lines = preorder.filter(ownsLine).sort(byDepth);
   const lineTexts = new Map<PathShape, { text: string; cut: boolean; path: string }>();
   const shown = new Set<PathShape>();
@@ -153,64 +158,127 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
       if (allowance.claim(line.text.length + 1)) shown.add(path);
     }
   };
+  const listed: NameShape[] = [];
+  let nameChars = 0;
+  const listNames = (limit: number) => {
+    const allowance = budget.share(limit);
+    while (listed.length < Math.min(names.length, MAX_INSPECT_NAMES)) {
+      const name = names[listed.length] as NameShape;
+      const written = shape.names[name.name] as string;
+      // `  name: count` and its line break.
+      const cost = written.length + String(name.count).length + 5;
+      if (nameChars + written.length > MAX_INSPECT_NAME_CHARS || !allowance.claim(cost)) break;
+      nameChars += written.length;
+      listed.push(name);
+    }
+  };
+  const detailsByName = new Map<NameShape, Details>();
+  const detailed = new Set<NameShape>();
+  const fillDetails = (limit: number) => {
+    const allowance = budget.share(limit);
+    for (const name of listed) {
+      if (detailed.has(name)) continue;
+      const detail = remembered(detailsByName, name, () => detailsOf(name, shape.names, lineCap));
+      if (detail.text !== '' && allowance.claim(detail.text.length + 3)) detailed.add(name);
+    }
+  };
+  const shownFields = new Set<Field>();
+  let noted = false;
+  /** Claims each field's line (indented, and its line break) if it fits, the sentences about values with the first. */
+  const showFields = (fields: Field[], allowance: Allowance, indent: number) => {
+    for (const field of fields.slice(0, FIELDS_PER_LINE)) {
+      if (shownFields.has(field)) continue;
+      if (!noted) {
+        if (allowance.left < 2 * VALUES_NOTE_CHARS) return;
+        noted = allowance.claim(VALUES_NOTE_CHARS);
+      }
+      field.text ??= `${field.label}: ${profileText(field.profile, field.occurrences, lineCap)}`;
+      if (allowance.claim(indent + field.text.length + 1)) shownFields.add(field);
+    }
+  };
+  /** Fills, within a limit, the values of the owners' (lines', names') fields, the owners shown first. */
+  const valuesOf = <K>(
+    owners: K[],
+    isShown: (owner: K) => boolean,
+    fieldsFor: (owner: K) => Field[],
+    indent: number,
+  ) => {
+    const byOwner = new Map<K, Field[]>();
+    const fill = (limit: number) => {
+      const allowance = budget.share(limit);
+      for (const owner of owners) {
+        if (allowance.left < MIN_LINE_CHARS) break;
+        if (isShown(owner))
+          showFields(
+            remembered(byOwner, owner, () => fieldsFor(owner)),
+            allowance,
+            indent,
+          );
+      }
+    };
+    return { byOwner, fill };
+  };
+  const pathValues = valuesOf(
+    lines,
+    (path) => shown.has(path),
+    (path) => fieldsOf(path, shape.names),
+    OUTLINE_VALUE_INDENT,
+  );
+  const nameValues = valuesOf(
+    listed,
+    (name) => detailed.has(name),
+    (name) => nameFieldsOf(name, shape.names),
+    NAME_VALUE_INDENT,
+  );
   fillOutline(Math.floor(budget.left / 4));
-  const listed = listedNames(names, shape.names, budget);
+  listNames(Math.floor(budget.left / 4));
+  fillDetails(Math.floor(budget.left / 3));
+  pathValues.fill(Math.floor(budget.left / 2));
+  nameValues.fill(Math.floor(budget.left / 2));
+  listNames(budget.left);
+  fillDetails(budget.left);
+  fillOutline(budget.left);
+  pathValues.fill(budget.left);
 
   let cutLines = 0;
   let omittedDetails = 0;
-  const detailed: Array<[string, string]> = [];
+  const details: Array<[string, string]> = [];
+  const values: Array<[string, string]> = [];
+  const elementValues: string[][] = [];
   const elements = listed.map((name) => {
     const element = { name: shape.names[name.name] as string, count: name.count };
-    const detail = detailsOf(name, shape.names, lineCap);
-    if (detail.text === '') return element;
-    const cost = detail.text.length + 3;
-    if (!budget.fits(cost)) {
+    const detail = detailsByName.get(name);
+    const under: string[] = [];
+    elementValues.push(under);
+    if (!detail || detail.text === '') return element;
+    if (!detailed.has(name)) {
       omittedDetails++;
       return element;
     }
-    budget.take(cost);
     if (detail.cut) cutLines++;
-    detailed.push([element.name, detail.text]);
+    details.push([element.name, detail.text]);
+    for (const field of nameValues.byOwner.get(name) ?? []) {
+      if (!shownFields.has(field) || field.text === undefined) continue;
+      under.push(field.text);
+      values.push([field.key, field.text.slice(field.label.length + 2)]);
+    }
     return element;
   });
-  // The values of the lines shown so far may take half of what is left, the deeper lines the
-  // rest, then the values of those.
-  const fieldsByPath = new Map<PathShape, Field[]>();
-  const shownFields = new Set<Field>();
-  let noted = false;
-  const fillValues = (limit: number) => {
-    const allowance = budget.share(limit);
-    if (!noted) {
-      if (allowance.left < 2 * VALUES_NOTE_CHARS) return;
-      noted = allowance.claim(VALUES_NOTE_CHARS);
-    }
-    for (const path of lines) {
-      if (allowance.left < MIN_LINE_CHARS) break;
-      if (!shown.has(path)) continue;
-      const fields = remembered(fieldsByPath, path, () => fieldsOf(path, shape.names));
-      for (const field of fields.slice(0, FIELDS_PER_LINE)) {
-        if (shownFields.has(field)) continue;
-        field.text ??= `${field.label}: ${profileText(field.profile, field.occurrences, lineCap)}`;
-        if (allowance.claim(field.text.length + 3)) shownFields.add(field);
-      }
-    }
-  };
-  fillValues(Math.floor(budget.left / 2));
-  fillOutline(budget.left);
-  fillValues(budget.left);
   const outline: string[] = [];
   const outlineValues: string[][] = [];
-  const values: Array<[string, string]> = [];
+  const pathEntries: Array<[string, string]> = [];
+  let shownPathFields = 0;
   for (const path of preorder) {
     const line = shown.has(path) ? lineTexts.get(path) : undefined;
     if (!line) continue;
     outline.push(line.text);
     if (line.cut) cutLines++;
     const under: string[] = [];
-    for (const field of fieldsByPath.get(path) ?? []) {
+    for (const field of pathValues.byOwner.get(path) ?? []) {
       if (!shownFields.has(field) || field.text === undefined) continue;
       under.push(field.text);
-      values.push([`${line.path}/${field.key}`, field.text.slice(field.label.length + 2)]);
+      shownPathFields++;
+      pathEntries.push([`${line.path}/${field.key}`, field.text.slice(field.label.length + 2)]);
     }
     outlineValues.push(under);
   }
@@ -226,7 +294,7 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     paths: shape.paths - covered,
     details: omittedDetails,
     cutLines,
-    values: fieldCount - shownFields.size,
+    values: fieldCount - shownPathFields,
     fields: fieldCount,
   };
   const unprefixedExample = new Map<string, string>();
@@ -241,14 +309,15 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     root,
     maxDepth: shape.maxDepth,
     elements,
-    details: Object.fromEntries(detailed),
+    details: Object.fromEntries(details),
     namespaces,
     totalElements: shape.totalElements,
     attributes: shape.totalAttributes,
     outline,
     distinctPaths: shape.paths,
-    values: Object.fromEntries(values),
+    values: Object.fromEntries([...pathEntries, ...values]),
     outlineValues,
+    elementValues,
     omitted,
     unprefixedExample,
   };
@@ -332,16 +401,6 @@ function listedNamespaces(all: NamespaceShape[], budget: Budget): NamespaceUse[]
   return listed;
 }
 
-/** An element name and the paths it appears at. */
-interface NameShape {
-  name: number;
-  count: number;
-  text: boolean;
-  first: PathShape;
-  /** Its other paths, if any. */
-  more: PathShape[] | undefined;
-}
-
 /** Every path in document order (a parent before its children), and the paths by name. */
 function pathsInOrder(shape: DocumentShape): { preorder: PathShape[]; byName: Array<NameShape | undefined> } {
   const preorder: PathShape[] = [];
@@ -370,28 +429,6 @@ function pathsInOrder(shape: DocumentShape): { preorder: PathShape[]; byName: Ar
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as PathShape);
   }
   return { preorder, byName };
-}
-
-/** The most frequent names, up to MAX_INSPECT_NAMES, MAX_INSPECT_NAME_CHARS, and the budget. */
-function listedNames(names: NameShape[], strings: string[], budget: Budget): NameShape[] {
-  let chars = 0;
-  let end = 0;
-  while (end < Math.min(names.length, MAX_INSPECT_NAMES)) {
-    const name = names[end] as NameShape;
-    const written = strings[name.name] as string;
-    // `  name: count` and its line break.
-    const cost = written.length + String(name.count).length + 5;
-    chars += written.length;
-    if (chars > MAX_INSPECT_NAME_CHARS || !budget.fits(cost)) break;
-    budget.take(cost);
-    end++;
-  }
-  return names.slice(0, end);
-}
-
-/** A path has a line of its own unless it is a leaf without attributes (its parent's line names it). */
-function ownsLine(path: PathShape): boolean {
-  return path.depth === 1 || path.children !== undefined || path.attributes !== undefined;
 }
 
 /** Shallow paths first, and among paths as deep the most frequent (the sort is stable). */
@@ -487,40 +524,4 @@ function facts(
   };
   const parts = [list(attributes, '@', 'attributes'), list(children, '', 'children'), text ? 'text' : ''];
   return { text: parts.filter((part) => part !== '').join('; '), cut };
-}
-
-/** One field of a path's line: an attribute, the text of a leaf named on the line, or its own text. */
-interface Field {
-  /** `@id`, `name`, or `text()`. */
-  label: string;
-  /** The field's step below the line's path: `@id`, `name`, `text()`. */
-  key: string;
-  profile: ValueProfile;
-  occurrences: number;
-  /** `label: values`, once worked out. */
-  text?: string;
-}
-
-/**
- * The fields whose values a path's line shows: its attributes, its leaves that hold text and have
- * no line of their own, and its own text when it holds text and no element. A path that holds
- * elements somewhere has no text field (mixed content reads better by query).
- * `named` false counts them without building labels.
- */
-function fieldsOf(path: PathShape, strings: string[], named = true): Field[] {
-  const fields: Field[] = [];
-  const field = (label: string, profile: ValueProfile, occurrences: number) => {
-    fields.push({ label: named ? label : '', key: named ? label : '', profile, occurrences });
-  };
-  for (const [attr, profile] of path.attributeValues ?? []) {
-    field(`@${strings[attr] as string}`, profile, profile.count);
-  }
-  for (const child of path.children?.values() ?? []) {
-    if (!ownsLine(child) && child.text && child.textValues && child.children === undefined) {
-      field(strings[child.name] as string, child.textValues, child.count);
-    }
-  }
-  if (path.text && path.textValues && path.children === undefined)
-    field('text()', path.textValues, path.count);
-  return fields;
 }

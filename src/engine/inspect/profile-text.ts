@@ -19,8 +19,10 @@ const BARE = /^[^\s"'×,;…\\\p{C}]+$/u;
  *   with how many distinct;
  * - all dates: `dates 2010-01-03 to 2024-12-28`, with how many distinct;
  * - every value kept (at most MAX_PROFILE_VALUES): how many distinct, the most frequent with counts;
- * - otherwise how many distinct (`≈`: estimated past the cap) of how many, and two examples.
- * Then what matters for a comparison: how many are empty, padded with white space, or hold markup.
+ * - otherwise how many distinct of how many (`≈`: estimated, past MAX_EXACT_DISTINCT more than
+ *   those kept), and two examples.
+ * Then what matters for a comparison: how many are empty, padded with white space, or hold markup,
+ * and which kept values differ only in case or edge white space (`IN/in differ only in case`).
  * A value is written bare when it reads the same so, otherwise as a JSON string; one longer than
  * the kept characters ends in the cut mark after its closing quote. `occurrences` counts the
  * field's elements, which for a leaf includes elements without any text (counted empty here).
@@ -31,12 +33,14 @@ export function profileText(profile: ValueProfile, occurrences: number, cap: num
   const empty = profile.empty + unrecorded;
   const kept = [...profile.kept.values()];
   const distinct = profile.distinct();
+  // The counts of the values listed are known only while every value was kept.
+  const allKept = profile.sketch === undefined;
   const distinctCount = distinct.count + (unrecorded > 0 && profile.empty === 0 ? 1 : 0);
   const notes: string[] = [];
   let head: string;
   const values = countedValues(profile, unrecorded);
   const few =
-    !distinct.estimated &&
+    allKept &&
     (values.length <= FEW_VALUES ||
       values.slice(0, FEW_VALUES).reduce((sum, value) => sum + value.count, 0) >= MOST * total);
   const nonEmpty = total - empty;
@@ -52,7 +56,7 @@ export function profileText(profile: ValueProfile, occurrences: number, cap: num
   } else if (nonEmpty > 0 && profile.dates === nonEmpty) {
     head = `dates ${profile.firstDate} to ${profile.lastDate}, ${counts}`;
     if (empty > 0) notes.push(`${empty} empty`);
-  } else if (!distinct.estimated) {
+  } else if (allKept) {
     // Every value was kept: the most frequent with their counts, and how many more.
     head = `${counts}: ${listed(values, cap, true)}`;
   } else {
@@ -66,7 +70,9 @@ export function profileText(profile: ValueProfile, occurrences: number, cap: num
   }
   if (profile.padded > 0) notes.push(`${profile.padded} with white space at an edge`);
   if (profile.markup > 0) notes.push(`${profile.markup} holding markup`);
-  return notes.length === 0 ? head : `${head}; ${notes.join(', ')}`;
+  const variants = variantsOf(values);
+  const noted = notes.length === 0 ? head : `${head}; ${notes.join(', ')}`;
+  return variants === '' ? noted : `${noted}; ${variants}`;
 }
 
 /** The kept values most frequent first (first seen first among equals), elements without text as `""`. */
@@ -78,6 +84,42 @@ function countedValues(profile: ValueProfile, unrecorded: number): KeptValue[] {
     else values.push({ text: '', cut: false, count: unrecorded, high: 0, low: 0 });
   }
   return values.sort((a, b) => b.count - a.count);
+}
+
+/** Groups of variants named, at most. */
+const VARIANT_GROUPS = 3;
+const EDGE_SPACE = /^[ \t\r\n]+|[ \t\r\n]+$/g;
+const AT_EDGE = /^[ \t\r\n]|[ \t\r\n]$/;
+
+/**
+ * The kept values that differ only in case or in white space at an edge (`IN/in`, `test/" test "`):
+ * the filter that matches one misses the others. Values cut short are left out, being uncertain.
+ */
+function variantsOf(values: KeptValue[]): string {
+  const groups = new Map<string, KeptValue[]>();
+  for (const value of values) {
+    if (value.cut) continue;
+    const folded = value.text.replace(EDGE_SPACE, '').toLowerCase();
+    const group = groups.get(folded);
+    if (group) group.push(value);
+    else groups.set(folded, [value]);
+  }
+  const variants = [...groups.values()].filter((group) => group.length > 1);
+  if (variants.length === 0) return '';
+  let byCase = false;
+  let bySpace = false;
+  for (const group of variants) {
+    const trimmed = new Set(group.map((value) => value.text.replace(EDGE_SPACE, '')));
+    if (trimmed.size > 1) byCase = true;
+    if (trimmed.size < group.length || group.some((value) => AT_EDGE.test(value.text))) bySpace = true;
+  }
+  const named = variants
+    .slice(0, VARIANT_GROUPS)
+    .map((group) => group.map(written).join('/'))
+    .join(', ');
+  const more = variants.length > VARIANT_GROUPS ? ` …+${variants.length - VARIANT_GROUPS} more` : '';
+  const how = byCase && bySpace ? 'case or edge white space' : byCase ? 'case' : 'edge white space';
+  return `${named}${more} differ only in ${how}`;
 }
 
 function listed(values: KeptValue[], cap: number, counted: boolean): string {
@@ -97,8 +139,17 @@ function listed(values: KeptValue[], cap: number, counted: boolean): string {
 }
 
 function written(value: KeptValue): string {
-  const text = value.cut || !BARE.test(value.text) ? JSON.stringify(value.text) : value.text;
-  return value.cut ? `${text}${CUT_MARK}` : text;
+  return writtenValue(value.text, value.cut);
+}
+
+/**
+ * A value as the outline writes it: bare when it reads the same so, otherwise a JSON string, and
+ * the cut mark after the closing quote when `text` is only its start. The hints after an empty
+ * answer write values so too (query/field-values-hint.ts).
+ */
+export function writtenValue(text: string, cut: boolean): string {
+  const quoted = cut || !BARE.test(text) ? JSON.stringify(text) : text;
+  return cut ? `${quoted}${CUT_MARK}` : quoted;
 }
 
 function range(least: string, greatest: string): string {

@@ -1,4 +1,4 @@
-import { MAX_PROFILE_VALUE_CHARS, MAX_PROFILE_VALUES } from '../../limits.js';
+import { MAX_EXACT_DISTINCT, MAX_PROFILE_VALUE_CHARS, MAX_PROFILE_VALUES } from '../../limits.js';
 
 /** One distinct value kept: its first characters (all of it unless `cut`) and how often it occurs. */
 export interface KeptValue {
@@ -48,6 +48,11 @@ export class ValueProfile {
   readonly kept = new Map<number, KeptValue>();
   /** Set once a value could not be kept: the distinct values are then estimated from it. */
   sketch: Uint8Array | undefined;
+  /**
+   * The keys of the distinct values not kept, while there are at most MAX_EXACT_DISTINCT of them,
+   * so that the count stays exact past the kept texts (ADR 0043); `null` once there were more.
+   */
+  others: KeySet | null | undefined;
 
   add(bytes: Uint8Array, start: number, end: number): void {
     this.count++;
@@ -125,7 +130,12 @@ export class ValueProfile {
       const known = this.kept.get(key);
       if (known) known.count += value.count;
       else if (this.kept.size < MAX_PROFILE_VALUES) this.kept.set(key, { ...value });
-      else estimate(this, value.high, value.low);
+      else estimate(this, key, value.high, value.low);
+    }
+    if (other.others === null) this.others = null;
+    else if (other.others && this.others !== null) {
+      startSketch(this);
+      for (const key of other.others.keys()) if (!this.kept.has(key)) remember(this, key);
     }
     if (other.sketch) {
       startSketch(this);
@@ -135,10 +145,14 @@ export class ValueProfile {
     }
   }
 
-  /** The number of distinct values: exact (`estimated` false) while every one was kept. */
+  /**
+   * The number of distinct values: exact (`estimated` false) while every one was kept or, past
+   * that, while at most MAX_EXACT_DISTINCT were not.
+   */
   distinct(): { count: number; estimated: boolean } {
     const sketch = this.sketch;
     if (!sketch) return { count: this.kept.size, estimated: false };
+    if (this.others) return { count: this.kept.size + this.others.size, estimated: false };
     let sum = 0;
     let zeros = 0;
     for (let i = 0; i < SKETCH_SIZE; i++) {
@@ -178,7 +192,7 @@ function countValue(
     profile.kept.set(key, { text, cut, count: 1, high, low });
     return;
   }
-  estimate(profile, high, low);
+  estimate(profile, key, high, low);
 }
 
 function startSketch(profile: ValueProfile): void {
@@ -187,9 +201,59 @@ function startSketch(profile: ValueProfile): void {
   for (const value of profile.kept.values()) register(profile.sketch, value.high, value.low);
 }
 
-function estimate(profile: ValueProfile, high: number, low: number): void {
+function estimate(profile: ValueProfile, key: number, high: number, low: number): void {
   startSketch(profile);
   register(profile.sketch as Uint8Array, high, low);
+  remember(profile, key);
+}
+
+/** Adds a key to the exact set of values not kept, dropping the set once it passes its cap. */
+function remember(profile: ValueProfile, key: number): void {
+  if (profile.others === null) return;
+  profile.others ??= new KeySet();
+  if (!profile.others.add(key)) profile.others = null;
+}
+
+/**
+ * A set of 53-bit keys in one Float64Array, open addressing, grown by doubling: 16 KB at most
+ * (MAX_EXACT_DISTINCT keys at half load), where a Set of numbers costs some 40 bytes a key.
+ */
+export class KeySet {
+  size = 0;
+  #slots = new Float64Array(64);
+
+  /** Adds the key; false once the set would pass MAX_EXACT_DISTINCT keys. */
+  add(key: number): boolean {
+    if (!this.#insert(key + 1)) return true;
+    this.size++;
+    if (this.size > MAX_EXACT_DISTINCT) return false;
+    if (2 * this.size > this.#slots.length) this.#grow();
+    return true;
+  }
+
+  *keys(): Generator<number> {
+    for (const slot of this.#slots) if (slot !== 0) yield slot - 1;
+  }
+
+  /** Inserts a stored key (the key plus one: 0 marks a free slot); false when already there. */
+  #insert(stored: number): boolean {
+    const mask = this.#slots.length - 1;
+    // The key's low bits come from a murmur-finalised hash: spread well enough to index by.
+    for (let at = stored & mask; ; at = (at + 1) & mask) {
+      const slot = this.#slots[at] as number;
+      if (slot === stored) return false;
+      if (slot === 0) {
+        this.#slots[at] = stored;
+        return true;
+      }
+    }
+  }
+
+  #grow(): void {
+    const old = this.#slots;
+    this.#slots = new Float64Array(2 * old.length);
+    for (const slot of old) if (slot !== 0) this.#insert(slot);
+  }
 }
 
 /** The register from the top byte of one hash, the rank from the other's low 21 bits. */

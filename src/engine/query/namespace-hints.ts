@@ -3,6 +3,7 @@ import { EngineError } from '../errors.js';
 import { type DocumentNames, documentNames, type NameUse } from '../libxml2/names.js';
 import { documentPointer } from '../libxml2/tree.js';
 import { XML_NAMESPACE } from '../marks.js';
+import { fieldValuesHint } from './field-values-hint.js';
 import { MAX_PADDED_VALUE_PROBES, type ProbeAllowance, paddedValueHint } from './padded-value-hint.js';
 import type { QueryResult } from './result.js';
 import { type Namespaces, unboundPrefix } from './xpath-guard.js';
@@ -24,8 +25,9 @@ const MAX_HINT_CHARS = 8_000;
  * Runs a query and explains what a model cannot see from its answer (docs/behaviour.md §2): an
  * empty answer whose names the document has in a namespace (the default namespace of an Atom
  * feed or a POM), a bound URI that differs from the document's only in case or a trailing
- * slash, an unbound prefix the document declares, and a value compared with `=` that the
- * document has only with whitespace around it (padded-value-hint.ts). The answer itself stays XPath 1.0's; the
+ * slash, an unbound prefix the document declares, a value compared with `=` that the
+ * document has only with whitespace around it (padded-value-hint.ts), and otherwise what the
+ * compared field does hold (field-values-hint.ts). The answer itself stays XPath 1.0's; the
  * document is walked only when the answer is empty or the prefix unbound, so a non-empty answer
  * costs nothing more.
  */
@@ -52,11 +54,15 @@ export function explainedQuery(
     const left = paddedValueHint(doc, expression, namespaces, probes, true);
     return left === undefined ? result : { ...result, hint: left };
   }
-  // A name in another namespace explains the answer before any value could.
-  const hint =
-    emptyResultHint(doc, expression, namespaces, names) ??
-    (later ? undefined : paddedValueHint(doc, expression, namespaces, probes));
-  return hint === undefined ? result : { ...result, hint };
+  // A name in another namespace explains the answer before any value could; a padded value
+  // before the field's other values. The field's values are read by an XPath 1.0 probe on its
+  // name alone, so an XPath 3.1 expression gets them too.
+  const named = emptyResultHint(doc, expression, namespaces, names);
+  if (named !== undefined) return { ...result, hint: named };
+  const padded = later ? undefined : paddedValueHint(doc, expression, namespaces, probes);
+  const held = fieldValuesHint(doc, expression, namespaces, probes, padded !== undefined);
+  const hint = [padded, held].filter((sentence) => sentence !== undefined).join(' ');
+  return hint === '' ? result : { ...result, hint };
 }
 
 /** Reads the names an explanation needs from the document (one walk, `libxml2/names.ts`). */

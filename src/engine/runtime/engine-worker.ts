@@ -86,7 +86,29 @@ export class EngineWorker {
     }
     job.worker = this;
     const request: WorkerRequest = { id: job.id, op: job.op, args: job.args };
-    this.#thread.postMessage(request, job.transfer);
+    try {
+      this.#thread.postMessage(request, job.transfer);
+    } catch (error) {
+      this.#refuse(job, error);
+    }
+  }
+
+  /**
+   * The arguments could not be sent (a buffer already handed to another thread, a value that
+   * cannot be cloned): the worker never saw the call, so it stays as it was and serves the next
+   * one, and the call is refused now instead of waiting out its time budget.
+   */
+  #refuse(job: Job, error: unknown): void {
+    this.#settle();
+    this.#clearStartup();
+    const why = error instanceof Error ? error.message : String(error);
+    job.reject(
+      new EngineError({
+        code: 'invalid-argument',
+        message: `The call's arguments could not be handed to the XML engine (${why}). Send the call again.`,
+      }),
+    );
+    this.#options.onAnswered(this, undefined);
   }
 
   /** The client cancelled `job`: if it is still this worker's call, the worker ends with it. */

@@ -286,8 +286,12 @@ function transferables(args: unknown): ArrayBuffer[] {
   const buffers: ArrayBuffer[] = [];
   for (const value of Object.values(args as Record<string, unknown>)) {
     // A held document's bytes are shared memory (src/tools/document-handles.ts): shared, not moved.
+    // An empty buffer is cloned, not moved: a detached one (moved away already) looks empty, and
+    // Node drops a message whose transfer list holds a detached buffer without a word, where
+    // cloning one throws, which the worker reports (engine-worker.ts).
     if (
       value instanceof Uint8Array &&
+      value.byteLength > 0 &&
       value.buffer instanceof ArrayBuffer &&
       value.byteOffset === 0 &&
       value.byteLength === value.buffer.byteLength

@@ -85,6 +85,21 @@ describe('EnginePool', () => {
     expect(error.line).toBe(1);
   });
 
+  it('refuses at once a call whose bytes cannot be sent, and goes on serving on the same worker', async () => {
+    // Before, the call waited out its whole time budget and cost the worker: a timeout, not this.
+    pool = new EnginePool({ size: 1, timeoutMs: 60_000 });
+    await pool.run('check', { xml: bytes('<r/>') });
+    const sent = bytes('<r/>');
+    structuredClone(sent.buffer, { transfer: [sent.buffer] });
+    const error = await rejectionOf(pool.run('check', { xml: sent }));
+    expect(error.code).toBe('invalid-argument');
+    expect(error.message).toMatch(/could not be handed to the XML engine/);
+    await expect(
+      pool.run('query', { xml: bytes('<r><a/></r>'), xpath: 'count(//a)', namespaces: {} }),
+    ).resolves.toMatchObject({ type: 'number', values: ['1'] });
+    expect(pool.stats.workers).toBe(1);
+  });
+
   it("starts a call's time budget when its worker has loaded libxml2, not before", async () => {
     // A fresh worker takes ~0.15 s (seconds on a busy machine) to load, the call microseconds:
     // with the start-up counted, a 100 ms budget failed every first call here. Three fresh pools
