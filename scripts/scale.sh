@@ -8,6 +8,10 @@
 #                                   print "pid: PID"
 #   bash scripts/scale.sh down      stop nginx and every process, remove the stack's folder
 #
+# With OXML_SCALE_STORE=1, `up` first starts a redis-server on loopback (deploy/redis.conf, with
+# its own port and folder), prints "store: redis://127.0.0.1:PORT", and every process it starts,
+# then and later, runs with `--store` that URL (docs/adr/0041-a-shared-store-for-held-texts.md).
+#
 # The stack lives in one temporary folder, OXML_SCALE_DIR (default: ${TMPDIR:-/tmp}/oxml-scale-UID):
 # nginx.conf, logs, and the file `servers` ("PID PORT" per process). Process P runs
 # `dist/cli.js --transport streamable-http --port P --instance P $OXML_SCALE_FLAGS` with the
@@ -21,6 +25,7 @@ ROOT=$(cd "$HERE/.." && pwd)
 DIR=${OXML_SCALE_DIR:-${TMPDIR:-/tmp}/oxml-scale-$(id -u)}
 FLAGS=${OXML_SCALE_FLAGS:-}
 CLI=$ROOT/dist/cli.js
+STORE=${OXML_SCALE_STORE:-}
 TRIES=5
 READY_SECONDS=60
 
@@ -41,6 +46,57 @@ own configuration). Or set NGINX=/path/to/nginx.
 EOF
     exit 3
   fi
+}
+
+find_redis() {
+  REDIS_SERVER=${REDIS_SERVER:-$(command -v redis-server || true)}
+  [[ -z $REDIS_SERVER && -x /usr/bin/redis-server ]] && REDIS_SERVER=/usr/bin/redis-server
+  if [[ -z $REDIS_SERVER ]]; then
+    cat >&2 <<'EOF'
+scale.sh: redis-server is not installed (OXML_SCALE_STORE=1 asks for a shared store). On Debian or Ubuntu:
+  sudo apt-get update && sudo apt-get install -y redis-server
+(its own service need not run: this script starts redis-server itself, on loopback). Or set
+REDIS_SERVER=/path/to/redis-server; Valkey's valkey-server reads the same configuration.
+EOF
+    exit 3
+  fi
+}
+
+# Polls the store on PORT until it answers PING, while PID lives; at most READY_SECONDS.
+wait_store() {
+  local port=$1 pid=$2 deadline=$((SECONDS + READY_SECONDS))
+  while ((SECONDS < deadline)); do
+    kill -0 "$pid" 2>/dev/null || return 1
+    if node -e '
+      const s = require("node:net").connect(Number(process.argv[1]), "127.0.0.1");
+      let got = "";
+      s.on("connect", () => s.write("PING\r\n"));
+      s.on("data", (d) => { got += d; if (got.includes("\r\n")) { s.destroy(); process.exit(got.startsWith("+PONG") ? 0 : 1); } });
+      s.on("error", () => process.exit(1));
+    ' "$port"; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# Starts redis-server on a free loopback port with deploy/redis.conf; writes its URL to $DIR/store.
+start_store() {
+  local try port pid
+  for ((try = 0; try < TRIES; try++)); do
+    port=$(free_port)
+    "$REDIS_SERVER" "$ROOT/deploy/redis.conf" --port "$port" --dir "$DIR" --bind 127.0.0.1 \
+      --daemonize no --logfile "$DIR/redis.log" </dev/null >/dev/null 2>&1 &
+    pid=$!
+    if wait_store "$port" "$pid"; then
+      echo "$pid" >"$DIR/store.pid"
+      echo "redis://127.0.0.1:$port" >"$DIR/store"
+      return 0
+    fi
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  return 1
 }
 
 free_port() {
@@ -69,13 +125,14 @@ ours() {
 # Starts one process on PORT; prints its PID once /healthz answers, or fails. A small bash
 # parent waits for it and appends "scale.sh: exit status N" to its log when it ends.
 start_server() {
-  local port=$1 pid="" log=$DIR/server-$port.log deadline=$((SECONDS + READY_SECONDS)) before
+  local port=$1 pid="" log=$DIR/server-$port.log deadline=$((SECONDS + READY_SECONDS)) before store=()
+  [[ -s $DIR/store ]] && store=(--store "$(cat "$DIR/store")")
   rm -f "$DIR/pid-$port"
   before=$(grep -c "listening on http://127.0.0.1:$port/" "$log" 2>/dev/null || true)
   (
     # shellcheck disable=SC2086 # FLAGS is a list of flags
     MALLOC_MMAP_THRESHOLD_=1048576 node "$CLI" --transport streamable-http --host 127.0.0.1 \
-      --port "$port" --instance "$port" $FLAGS </dev/null >>"$log" 2>&1 &
+      --port "$port" --instance "$port" "${store[@]}" $FLAGS </dev/null >>"$log" 2>&1 &
     echo $! >"$DIR/pid-$port.new" && mv "$DIR/pid-$port.new" "$DIR/pid-$port"
     wait $!
     echo "scale.sh: exit status $?" >>"$log"
@@ -141,6 +198,10 @@ up() {
   [[ -e $DIR ]] && die "$DIR exists: a stack is up (or was not taken down); run 'bash scripts/scale.sh down' first"
   mkdir -p "$DIR"
   : >"$DIR/servers"
+  if [[ -n $STORE ]]; then
+    find_redis
+    start_store || { down >/dev/null 2>&1 || true; die "redis-server did not start; see $DIR/redis.log"; }
+  fi
   for ((i = 0; i < count; i++)); do
     pid=""
     for ((try = 0; try < TRIES; try++)); do
@@ -156,7 +217,8 @@ up() {
   for ((try = 0; try < TRIES; try++)); do
     listen=$(free_port)
     write_nginx_conf "$listen" "${ports[@]}"
-    if "$NGINX" -p "$DIR" -c "$DIR/nginx.conf" -e "$DIR/error.log" 2>>"$DIR/nginx-start.log" &&
+    # nginx reads an environment variable NGINX of its own (sockets inherited on upgrade).
+    if env -u NGINX "$NGINX" -p "$DIR" -c "$DIR/nginx.conf" -e "$DIR/error.log" 2>>"$DIR/nginx-start.log" &&
       wait_ready "http://127.0.0.1:$listen/healthz"; then
       started=1
       break
@@ -170,6 +232,7 @@ up() {
   fi
   echo "$listen" >"$DIR/port"
   echo "url: http://127.0.0.1:$listen/mcp"
+  if [[ -s $DIR/store ]]; then echo "store: $(cat "$DIR/store")"; fi
   for pid in "${pids[@]}"; do echo "pid: $pid"; done
 }
 
@@ -205,6 +268,7 @@ down() {
     # shellcheck disable=SC2046 # one PID per word
     stop_all TERM "$CLI" $(cut -d' ' -f1 "$DIR/servers")
   fi
+  if [[ -f $DIR/store.pid ]]; then stop_all TERM redis-server "$(cat "$DIR/store.pid")"; fi
   rm -rf "$DIR"
 }
 

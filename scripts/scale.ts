@@ -4,7 +4,8 @@
  * killed with SIGKILL and another restarted with SIGTERM while the clients run (issue 16).
  *
  *   npm run build && npx tsx scripts/scale.ts [--processes 1,2,3] [--clients 6] [--calls 150] [--seed 1]
- *       [--fault 1] [--workload mix|model] [--stateless 1] [--max-seconds 900] [--call-timeout-ms 20000]
+ *       [--fault 1] [--fault-processes 3] [--workload mix|model] [--stateless 1] [--store 1]
+ *       [--max-seconds 900] [--call-timeout-ms 20000]
  *
  * Half the clients speak 2025-11-25 (a session each, through the SDK client's ordinary
  * handshake), half are pinned to 2026-07-28 (stateless). Each keeps one call in flight; every
@@ -12,7 +13,10 @@
  * `--workload mix` is the soak's call mix over 1 KB–2 MB documents; `--workload model` is what a
  * model does with one document: every client sends one ~2 MB document to xml_inspect and
  * xml_query again and again, where a session's parse cache pays. `--stateless 1` starts the
- * processes with --stateless (no sessions).
+ * processes with --stateless (no sessions). `--store 1` starts a redis-server beside them and
+ * runs every process with `--store` (docs/adr/0041): a handle made by one process is then
+ * answered by every other, so no stateless call by handle may be refused as not held.
+ * `--fault-processes N`: the fault run's number of processes (at least 2).
  *
  * A 2025 client whose session is answered 404 (its process went away) starts a new session and
  * sends the call again: that call counts as renewed, not lost. Any other failure is a lost answer;
@@ -35,10 +39,13 @@ import { callWithHandles, HandleMix } from './soak/handle-mix.js';
 import { callSeed } from './soak/random.js';
 
 const USAGE = `usage: npx tsx scripts/scale.ts [--processes 1,2,3] [--clients 6] [--calls 150] [--seed 1] [--fault 1]
-                               [--workload mix|model] [--stateless 1] [--max-seconds 900] [--call-timeout-ms 20000]
+                               [--fault-processes 3] [--workload mix|model] [--stateless 1] [--store 1]
+                               [--max-seconds 900] [--call-timeout-ms 20000]
 `;
 const SCALE_SH = fileURLToPath(new URL('./scale.sh', import.meta.url));
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } };
+/** `max_fails=1 fail_timeout=2s` in deploy/nginx.conf, and a little more. */
+const NGINX_FAIL_TIMEOUT_MS = 2_500;
 const log = (line: string) => process.stderr.write(`[scale] ${line}\n`);
 
 /** The stack currently up, taken down on any failure so nothing is left listening. */
@@ -57,9 +64,14 @@ interface Stack {
   servers: Array<{ pid: number; port: number }>;
 }
 
-function up(count: number, stateless: boolean): Stack {
+function up(count: number, stateless: boolean, store: boolean): Stack {
   const dir = join(mkdtempSync(join(tmpdir(), 'oxml-scale-run-')), 'stack');
-  const env = { ...process.env, OXML_SCALE_DIR: dir, OXML_SCALE_FLAGS: stateless ? '--stateless' : '' };
+  const env = {
+    ...process.env,
+    OXML_SCALE_DIR: dir,
+    OXML_SCALE_FLAGS: stateless ? '--stateless' : '',
+    OXML_SCALE_STORE: store ? '1' : '',
+  };
   const run = spawnSync('bash', [SCALE_SH, 'up', String(count)], { env, encoding: 'utf8', timeout: 300_000 });
   if (run.status !== 0) throw new Error(`scale.sh up ${count} failed (${run.status}): ${run.stderr}`);
   stackDir = dir;
@@ -152,6 +164,11 @@ async function runLoad(
     done: 0,
     seconds: 0,
   };
+  const eraOf = (era: string) => {
+    const byEra = stats.byEra[era] ?? { latencies: [], lost: 0, renewed: 0, byHandle: 0, notHeld: 0 };
+    stats.byEra[era] = byEra;
+    return byEra;
+  };
   const noteSession = (transport: StreamableHTTPClientTransport) => {
     const owner = transport.sessionId?.split('.')[0] ?? '(none)';
     stats.sessions.set(owner, (stats.sessions.get(owner) ?? 0) + 1);
@@ -170,8 +187,7 @@ async function runLoad(
   const started = performance.now();
   await Promise.all(
     clients.map(async (c) => {
-      const byEra = stats.byEra[c.era] ?? { latencies: [], lost: 0, renewed: 0 };
-      stats.byEra[c.era] = byEra;
+      const byEra = eraOf(c.era);
       const doc = flags.workload === 'model' ? corpus.big[c.k % corpus.big.length] : undefined;
       const tools = flags.workload === 'model' ? ['xml_query', 'xml_inspect'] : undefined;
       // Every client sends half its calls by handle, as in the soak and the load (its answers carry
@@ -235,6 +251,8 @@ async function runLoad(
         stats.done++;
         onProgress(stats.done);
       }
+      byEra.byHandle += handles.stats.byHandle;
+      byEra.notHeld += handles.stats.notHeld;
     }),
   );
   stats.seconds = (performance.now() - started) / 1000;
@@ -249,11 +267,21 @@ const percentileOf = (values: readonly number[], p: number) =>
   );
 
 function row(label: string, flags: ScaleFlags, s: LoadStats, extra = ''): string {
-  const era = (name: string) => s.byEra[name] ?? { latencies: [], lost: 0, renewed: 0 };
+  const era = (name: string) => s.byEra[name] ?? NO_CALLS;
   const modern = era('2026-07-28');
   const legacy = era('2025-11-25');
   const f = (v: number) => v.toFixed(1);
   return `| ${label} | ${flags.clients} | ${s.latencies.length} of ${flags.clients * flags.calls} | ${(s.latencies.length / s.seconds).toFixed(0)} | ${f(percentileOf(s.latencies, 50))} | ${f(percentileOf(s.latencies, 99))} | ${f(percentileOf(legacy.latencies, 50))} / ${f(percentileOf(modern.latencies, 50))} | ${s.wrong.length} | ${modern.lost} | ${legacy.lost} | ${legacy.renewed} |${extra}`;
+}
+
+const NO_CALLS: EraStats = { latencies: [], lost: 0, renewed: 0, byHandle: 0, notHeld: 0 };
+
+/** The line the docs quote for a run's calls by handle, per era. */
+function handlesLine(label: string, s: LoadStats): string {
+  const era = (name: string) => s.byEra[name] ?? NO_CALLS;
+  const modern = era('2026-07-28');
+  const legacy = era('2025-11-25');
+  return `by handle, ${label}: 2026-07-28 ${modern.byHandle} calls, ${modern.notHeld} not held; 2025-11-25 ${legacy.byHandle} calls, ${legacy.notHeld} not held`;
 }
 
 const DEFAULTS = {
@@ -262,6 +290,8 @@ const DEFAULTS = {
   calls: 150,
   seed: 1,
   fault: 1,
+  'fault-processes': 3,
+  store: 0,
   workload: 'mix',
   stateless: 0,
   'huge-rate': 0.005,
@@ -275,6 +305,9 @@ interface EraStats {
   latencies: number[];
   lost: number;
   renewed: number;
+  /** Calls sent by handle, and those refused as not held (then sent again as text). */
+  byHandle: number;
+  notHeld: number;
 }
 
 interface Failure {
@@ -312,78 +345,92 @@ async function main(): Promise<void> {
     .map(Number)
     .filter((n) => n >= 1 && n <= 8);
   const stateless = flags.stateless === 1;
+  const store = flags.store === 1;
+  const handleLines: string[] = [];
+  /** With a shared store every process answers every stateless handle: a refusal is a failure. */
+  const storeMissed = (s: LoadStats) => store && (s.byEra['2026-07-28']?.notHeld ?? 0) > 0;
   const corpus = buildCorpus({ seed: flags.seed });
   const rows: string[] = [];
   let ok = true;
   const failures: Failure[] = [];
 
   for (const count of counts) {
-    const stack = up(count, stateless);
+    const stack = up(count, stateless, store);
     log(`${count} process(es) behind ${stack.url}`);
     const s = await runLoad(stack.url, flags, corpus);
     down(stack);
     rows.push(row(`${count}`, flags, s, ` ${sessionsLine(s)} |`));
+    handleLines.push(handlesLine(`${count}`, s));
     failures.push(...s.wrong, ...s.lost);
-    if (s.wrong.length > 0 || s.lost.length > 0) ok = false;
+    if (s.wrong.length > 0 || s.lost.length > 0 || storeMissed(s)) ok = false;
   }
 
   if (flags.fault) {
-    const count = Math.max(3, ...counts.filter((n) => n >= 3));
-    const stack = up(count, stateless);
+    const count = Math.max(2, flags['fault-processes']);
+    const stack = up(count, stateless, store);
     const [killed, restarted] = stack.servers;
     if (!killed || !restarted)
       throw new Error(`the fault run needs two processes, got ${stack.servers.length}`);
     const total = flags.clients * flags.calls;
     const events: string[] = [];
     let drainExit: number | undefined;
+    let latest = 0;
     const faults: Array<Promise<void>> = [];
     log(
       `fault run: ${count} processes behind ${stack.url}; SIGKILL ${killed.port} at ${Math.round(total / 3)} calls, SIGTERM ${restarted.port} at ${Math.round((2 * total) / 3)}`,
     );
+    /** The killed process started again: the SIGTERM waits for it, so one process at most is down. */
+    let killedBack: Promise<void> = Promise.resolve();
     const s = await runLoad(stack.url, flags, corpus, (done) => {
       if (done === Math.round(total / 3)) {
         process.kill(killed.pid, 'SIGKILL');
         events.push(`SIGKILL ${killed.port} at call ${done}`);
         // As systemd's Restart=always would: start it again once it has gone.
-        faults.push(
-          exitStatus(stack, killed.port, 0).then(async () => {
-            await startAgain(stack, killed.port);
-            events.push(`${killed.port} started again`);
-          }),
-        );
+        killedBack = exitStatus(stack, killed.port, 0).then(async () => {
+          await startAgain(stack, killed.port);
+          events.push(`${killed.port} started again`);
+          // nginx passes over a process that failed for fail_timeout (deploy/nginx.conf): until it
+          // tries this one again, stopping another would leave none in rotation with 2 processes.
+          await sleep(NGINX_FAIL_TIMEOUT_MS);
+        });
+        faults.push(killedBack);
       }
       if (done === Math.round((2 * total) / 3)) {
-        const before = exitsLogged(stack, restarted.port);
-        process.kill(restarted.pid, 'SIGTERM');
-        events.push(`SIGTERM ${restarted.port} at call ${done}`);
         faults.push(
-          exitStatus(stack, restarted.port, before).then(async (status) => {
-            drainExit = status;
-            events.push(`${restarted.port} exited ${status} after draining`);
+          killedBack.then(async () => {
+            const before = exitsLogged(stack, restarted.port);
+            process.kill(restarted.pid, 'SIGTERM');
+            events.push(`SIGTERM ${restarted.port} at call ${latest}`);
+            drainExit = await exitStatus(stack, restarted.port, before);
+            events.push(`${restarted.port} exited ${drainExit} after draining`);
             await startAgain(stack, restarted.port);
             events.push(`${restarted.port} started again`);
           }),
         );
       }
+      latest = done;
     });
     await Promise.all(faults);
     down(stack);
     rows.push(row(`${count}, faults`, flags, s, ` ${sessionsLine(s)} |`));
+    handleLines.push(handlesLine(`${count}, faults`, s));
     log(events.join('; '));
     failures.push(...s.wrong, ...s.lost);
     const modernLost = s.byEra['2026-07-28']?.lost ?? 0;
-    if (s.wrong.length > 0 || modernLost > 0 || drainExit !== 0) ok = false;
+    if (s.wrong.length > 0 || modernLost > 0 || drainExit !== 0 || storeMissed(s)) ok = false;
     rows.push(`\nfault run: ${events.join('; ')}; SIGTERM exit status ${drainExit}`);
   }
 
   const report = [
     '',
     `== oxml-mcp behind nginx: npx tsx scripts/scale.ts ${process.argv.slice(2).join(' ')}`.trimEnd(),
-    `workload ${flags.workload}; ${flags.clients} clients (half 2025-11-25 ${stateless ? 'without sessions (--stateless)' : 'sessions'}, half 2026-07-28), ${flags.calls} calls each, one in flight per client`,
+    `workload ${flags.workload}; ${flags.clients} clients (half 2025-11-25 ${stateless ? 'without sessions (--stateless)' : 'sessions'}, half 2026-07-28), ${flags.calls} calls each, one in flight per client${store ? '; every process with --store (one redis-server)' : ''}`,
     '',
     '| processes | clients | answered | calls/s | p50 ms | p99 ms | p50 2025 / 2026 | wrong | lost 2026 | lost 2025 | sessions renewed (404) | sessions per process |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
+    '',
+    ...handleLines,
   ];
   for (const f of failures.slice(0, 10))
     report.push(`  ${f.label ?? f.era} client ${f.client} call #${f.index}: ${f.reason}`);

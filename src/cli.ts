@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { EnginePool } from './engine/runtime/pool.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './limits.js';
+import { storeUrlProblem } from './tools/shared-store/store-url.js';
 import type { HttpTransport } from './transports/serve-http.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './transports/sessions.js';
 import { VERSION } from './version.js';
@@ -39,6 +40,7 @@ const HTTP_ONLY = [
   'instance',
   'stateless',
   'drain-ms',
+  'store',
 ] as const;
 
 const range = (name: IntegerFlag) => `${RANGES[name][0]}-${RANGES[name][1]}`;
@@ -66,6 +68,9 @@ HTTP transports only (refused with stdio):
   --instance NAME    Streamable HTTP: start every session id with NAME. (letters, digits, - and _, up to 32), so a load
                      balancer can route a session back to this process (docs/deploy.md)
   --stateless        Streamable HTTP: answer 2025-era requests without sessions too (no parse cache, no GET stream)
+  --store URL        Streamable HTTP: hold texts for their handles in Redis or Valkey too (redis://HOST:PORT or
+                     rediss://; redis://USER:PASSWORD@HOST:PORT for requirepass or an ACL user), so that every
+                     process using the same store answers every handle (docs/deploy.md). Default: this process only
   --drain-ms MS      On SIGTERM, refuse new requests and let calls in flight finish for up to MS, ${range('drain-ms')}
                      (default: ${DEFAULT_DRAIN_MS}), then close every session and exit 0. SIGINT exits at once
 `;
@@ -88,6 +93,7 @@ interface Settings {
   instance: string | undefined;
   stateless: boolean;
   drainMs: number;
+  store: string | undefined;
 }
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -119,6 +125,7 @@ function settingsFromArgv(): Settings | { print: string } {
         instance: { type: 'string' },
         stateless: { type: 'boolean' },
         'drain-ms': { type: 'string' },
+        store: { type: 'string' },
         version: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -158,6 +165,12 @@ function settingsFromArgv(): Settings | { print: string } {
     usageError('--instance must be 1 to 32 letters, digits, - or _');
   if ((instance !== undefined || flags.stateless) && transport !== 'streamable-http')
     usageError('--instance and --stateless apply to --transport streamable-http only');
+  const store = flags.store as string | undefined;
+  if (store !== undefined) {
+    if (transport !== 'streamable-http') usageError('--store applies to --transport streamable-http only');
+    const problem = storeUrlProblem(store);
+    if (problem) usageError(problem);
+  }
   return {
     transport,
     host: (flags.host as string | undefined) ?? '127.0.0.1',
@@ -167,6 +180,7 @@ function settingsFromArgv(): Settings | { print: string } {
     instance,
     stateless: flags.stateless === true,
     drainMs: integerFlag(flags, 'drain-ms', DEFAULT_DRAIN_MS),
+    store,
   };
 }
 
@@ -222,6 +236,14 @@ async function main(): Promise<void> {
     process.exit(failure ? 1 : 0);
   }
   const { serveHttp } = await import('./transports/serve-http.js');
+  // The store's client is loaded only when one is asked for (docs/adr/0041).
+  const documents =
+    settings.store === undefined
+      ? undefined
+      : await (await import('./tools/shared-store/open-shared-store.js')).openSharedStore(
+          settings.store,
+          log,
+        );
   const listening = await serveHttp(settings.transport, engine, {
     host: settings.host,
     port: settings.port,
@@ -229,6 +251,7 @@ async function main(): Promise<void> {
     limits: settings.sessions,
     ...(settings.instance === undefined ? {} : { instance: settings.instance }),
     stateless: settings.stateless,
+    ...(documents === undefined ? {} : { documents }),
   }).catch((error: unknown) => {
     const line = listenFailure(error, settings);
     if (line === undefined) throw error;

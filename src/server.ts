@@ -108,7 +108,9 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
     if (!parsed.ok) return toolError(parsed.message);
     const misplaced = pathInsteadOfText(parsed.args as Record<string, unknown>);
     if (misplaced) return toolError(misplaced);
-    const documents = resolveDocuments(name, toolInputs.get(name) ?? new Set(), parsed.args, held, engine);
+    let documents = resolveDocuments(name, toolInputs.get(name) ?? new Set(), parsed.args, held, engine);
+    // A promise only when a text is fetched from a shared store: a local call pays no extra turn.
+    if (documents instanceof Promise) documents = await documents;
     if (!documents.ok) return toolError(documents.message);
     const progress = progressReporter(request.params._meta?.progressToken, ctx.mcpReq.notify);
     // Awaited only when asked for: two awaits of a no-op are two turns of the microtask queue.
@@ -121,6 +123,9 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
       textOf: byteTexts ? (bytes) => byteTexts.hold(ctx.mcpReq.id, bytes) : decodedText,
     });
     if (progress) await progress(1, 'done');
+    // The shared store's copy was written while the engine ran: another process can read it
+    // once this answer names its handle (docs/adr/0041).
+    if (documents.stored) await documents.stored;
     return server.projectCallToolResult(
       documents.answer(result),
       toolList.find((entry) => entry.name === name)?.outputSchema,

@@ -412,7 +412,7 @@ describe('an answer names only the handles still held', () => {
     const mine = documents.open();
     const other = documents.open();
     const engine = { run: async () => ({}) } as unknown as Parameters<typeof resolveDocuments>[4];
-    const resolved = resolveDocuments(
+    const resolved = await resolveDocuments(
       'xml_check',
       new Set(['xml', 'document']),
       { xml: documentOf(4096, 'a') },

@@ -14,8 +14,11 @@ const HANDLE_PAIRS = [
 ] as const;
 const HANDLE_IN_LINE = /\b(document|schema): (d_[A-Za-z0-9_-]{22})\b/g;
 
-/** The refusal of a handle no longer held: the call is then sent again as text. */
-const NOT_HELD = notHeld({ text: 'xml', handle: 'document', what: 'document' });
+/** The refusals of a handle no longer held, by the argument refused: the call is then sent again as text. */
+const NOT_HELD = new Map([
+  [notHeld({ text: 'xml', handle: 'document', what: 'document' }), 'document'],
+  [notHeld({ text: 'xsd', handle: 'schema', what: 'schema' }), 'schema'],
+] as const);
 
 type Args = Record<string, unknown>;
 
@@ -170,11 +173,15 @@ export class HandleMix {
     return { result: stripped };
   }
 
-  /** The call by handle was refused as not held: forget the handles it used (it is sent again as text). */
-  refused(sent: Args): void {
+  /**
+   * The call by handle was refused as not held (`which`: the argument refused): forget the handles
+   * it used (it is sent again as text).
+   */
+  refused(sent: Args, which: 'document' | 'schema' = 'document'): void {
     this.stats.notHeld++;
-    // The server stopped at the handle it does not hold: a text beside it was not held either.
-    for (const text of this.#fresh.get(sent) ?? []) this.#drop(text);
+    // The server stops at the handle it does not hold: a schema sent beside a document not held
+    // was not held either, but a document sent beside a schema not held was (it comes first).
+    if (which === 'document') for (const text of this.#fresh.get(sent) ?? []) this.#drop(text);
     for (const [, handle] of HANDLE_PAIRS) {
       if (sent[handle] === undefined) continue;
       for (const [key, value] of this.#handles) {
@@ -198,8 +205,9 @@ export async function callWithHandles(
 ): Promise<{ result?: ToolAnswer; problem?: string | undefined }> {
   const sent = mix.arguments(plan, index);
   const answer = await send(sent);
-  if (sent !== plan.args && answer.isError && textOf(answer) === NOT_HELD) {
-    mix.refused(sent);
+  const refused = sent !== plan.args && answer.isError ? NOT_HELD.get(textOf(answer) ?? '') : undefined;
+  if (refused) {
+    mix.refused(sent, refused);
     return callWithHandles(mix, plan, 0, send);
   }
   const settled = mix.settle(plan, sent, answer);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { EngineError, type EngineErrorCode } from '../engine/errors.js';
 import type { EnginePool } from '../engine/runtime/pool.js';
 import { LiftedDocument } from '../lifted-document.js';
-import type { DocumentScope } from './document-store.js';
+import { type DocumentScope, StoreUnreachable } from './document-store.js';
 
 /*
  * Document handles, the call's side (docs/adr/0016-document-handles.md, docs/adr/0039): turns a
@@ -33,6 +33,13 @@ const REFUSED: ReadonlySet<EngineErrorCode> = new Set(['not-well-formed', 'too-l
 export const notHeld = ({ what, text }: Pair): string =>
   `That ${what} is no longer held; send its text as \`${text}\` again.`;
 
+/**
+ * A handle this process does not hold, while the shared store every process reads is down: the
+ * text may still be there, so the client is told what failed and what works meanwhile.
+ */
+export const unreachable = ({ what, text }: Pair): string =>
+  `That ${what} could not be fetched: the shared store of held texts is unreachable. Send its text as \`${text}\` again, or retry shortly.`;
+
 type Engine = Pick<EnginePool, 'run'>;
 
 /** A tool's `structuredContent` with the handles of the documents it takes (`document`, `schema`). */
@@ -52,13 +59,22 @@ export interface ResolvedCall {
   engine: Engine;
   /** The tool's answer with the handles of the call's documents added. */
   answer(result: CallToolResult): CallToolResult;
+  /**
+   * The shared store's copies of the texts this call held, being written: the answer that names
+   * their handles waits for it (it settles, never rejects), so another process can read them.
+   */
+  stored?: Promise<void>;
 }
+
+/** Either a refusal to answer with, or the call ready to run. */
+export type Resolution = { ok: false; message: string } | ({ ok: true } & ResolvedCall);
 
 /**
  * Turns `document`/`schema` handles into the text they stand for and holds every text sent in
  * `held` (the session's scope, or the one stateless requests share), for the tools that take
  * them (`inputKeys`). With no scope (an instance given no store) nothing is held and every
- * handle is the same miss.
+ * handle is the same miss. A promise only when a handle's text must be fetched from a shared
+ * store (docs/adr/0041): a call whose texts are at hand pays no turn of the microtask queue.
  */
 export function resolveDocuments(
   toolName: string,
@@ -66,70 +82,99 @@ export function resolveDocuments(
   args: Record<string, unknown>,
   held: DocumentScope | undefined,
   engine: Engine,
-): { ok: false; message: string } | ({ ok: true } & ResolvedCall) {
+): Resolution | Promise<Resolution> {
   const resolved: Record<string, unknown> = { ...args };
   const handles: Array<[Pair, string]> = [];
   /** The pairs whose text came by handle this call. */
   const byHandle: Pair[] = [];
   const fresh: string[] = [];
+  const stored: Array<Promise<void>> = [];
   let sentText = false;
-  for (const pair of PAIRS) {
-    if (!inputKeys.has(pair.handle)) continue;
-    const text = args[pair.text];
-    const handle = args[pair.handle];
-    delete resolved[pair.handle];
-    if (text !== undefined && handle !== undefined) {
-      return {
-        ok: false,
-        message: `Pass either \`${pair.text}\` or \`${pair.handle}\` to ${toolName}, not both: \`${pair.handle}\` names a ${pair.what} already sent.`,
-      };
-    }
-    if (text === undefined && handle === undefined) {
-      return {
-        ok: false,
-        message: `${toolName} needs the ${pair.what}: its text as \`${pair.text}\`, or as \`${pair.handle}\` the handle an earlier answer gave.`,
-      };
-    }
-    if (typeof handle === 'string') {
-      const bytes = held?.get(handle);
-      if (!bytes) return { ok: false, message: notHeld(pair) };
-      resolved[pair.text] = new LiftedDocument(bytes);
-      handles.push([pair, handle]);
-      byHandle.push(pair);
-    } else if (held) {
-      const kept = held.hold(text as string | LiftedDocument);
-      if (kept) {
-        resolved[pair.text] = new LiftedDocument(kept.bytes);
-        handles.push([pair, kept.handle]);
-        sentText = true;
-        if (kept.fresh) fresh.push(kept.handle);
+
+  const byItsHandle = (pair: Pair, handle: string, bytes: Uint8Array | undefined): boolean => {
+    if (!bytes) return false;
+    resolved[pair.text] = new LiftedDocument(bytes);
+    handles.push([pair, handle]);
+    byHandle.push(pair);
+    return true;
+  };
+
+  /** The pairs from `first` on, in order; it waits only where a text must be fetched. */
+  const from = (first: number): Resolution | Promise<Resolution> => {
+    for (let i = first; i < PAIRS.length; i++) {
+      const pair = PAIRS[i] as Pair;
+      if (!inputKeys.has(pair.handle)) continue;
+      const text = args[pair.text];
+      const handle = args[pair.handle];
+      delete resolved[pair.handle];
+      if (text !== undefined && handle !== undefined) {
+        return {
+          ok: false,
+          message: `Pass either \`${pair.text}\` or \`${pair.handle}\` to ${toolName}, not both: \`${pair.handle}\` names a ${pair.what} already sent.`,
+        };
+      }
+      if (text === undefined && handle === undefined) {
+        return {
+          ok: false,
+          message: `${toolName} needs the ${pair.what}: its text as \`${pair.text}\`, or as \`${pair.handle}\` the handle an earlier answer gave.`,
+        };
+      }
+      if (typeof handle === 'string') {
+        const found = held?.get(handle);
+        if (found instanceof Promise) {
+          return found.then(
+            (bytes) =>
+              byItsHandle(pair, handle, bytes) ? from(i + 1) : { ok: false, message: notHeld(pair) },
+            (error: unknown) => {
+              if (error instanceof StoreUnreachable) return { ok: false, message: unreachable(pair) };
+              throw error;
+            },
+          );
+        }
+        if (!byItsHandle(pair, handle, found)) return { ok: false, message: notHeld(pair) };
+      } else if (held) {
+        const kept = held.hold(text as string | LiftedDocument);
+        if (kept) {
+          resolved[pair.text] = new LiftedDocument(kept.bytes);
+          handles.push([pair, kept.handle]);
+          sentText = true;
+          if (kept.fresh) fresh.push(kept.handle);
+          if (kept.stored) stored.push(kept.stored);
+        }
       }
     }
-  }
-  let refused = false;
-  const watching: Engine = {
-    run: (op, runArgs, options) =>
-      engine.run(op, runArgs, options).catch((error: unknown) => {
-        if (error instanceof EngineError && REFUSED.has(error.code)) refused = true;
-        throw error;
-      }),
+    return ready();
   };
-  return {
-    ok: true,
-    args: resolved,
-    engine: watching,
-    answer(result) {
-      if (refused) {
-        // Documents that cannot be parsed are not kept (this call's new ones; older ones parsed).
-        for (const handle of fresh) held?.release(handle);
-        return namingHandles(result, byHandle);
-      }
-      // A handle evicted while the call ran (other sessions' texts filled the process bound) is
-      // not named: the next call would be told it is no longer held (issue 24).
-      const live = handles.filter(([, handle]) => held?.holds(handle) ?? false);
-      return withHandles(namingHandles(result, byHandle), live, sentText && live.length > 0);
-    },
+
+  const ready = (): Resolution => {
+    let refused = false;
+    const watching: Engine = {
+      run: (op, runArgs, options) =>
+        engine.run(op, runArgs, options).catch((error: unknown) => {
+          if (error instanceof EngineError && REFUSED.has(error.code)) refused = true;
+          throw error;
+        }),
+    };
+    return {
+      ok: true,
+      args: resolved,
+      engine: watching,
+      ...(stored.length === 0 ? {} : { stored: Promise.all(stored).then(() => {}) }),
+      answer(result) {
+        if (refused) {
+          // Documents that cannot be parsed are not kept (this call's new ones; older ones parsed).
+          for (const handle of fresh) held?.release(handle);
+          return namingHandles(result, byHandle);
+        }
+        // A handle evicted while the call ran (other sessions' texts filled the process bound) is
+        // not named: the next call would be told it is no longer held (issue 24).
+        const live = handles.filter(([, handle]) => held?.holds(handle) ?? false);
+        return withHandles(namingHandles(result, byHandle), live, sentText && live.length > 0);
+      },
+    };
   };
+
+  return from(0);
 }
 
 /**

@@ -2,9 +2,9 @@ import type { LiftedDocument } from '../lifted-document.js';
 
 /*
  * What the tools need from wherever held texts are kept (docs/adr/0039): the process's own memory
- * today (held-documents.ts); another store (a shared one for several processes, issue 23) is
- * another implementation of these two interfaces, and nothing in server.ts or
- * document-handles.ts changes for it.
+ * (held-documents.ts), or that memory in front of a store every process shares
+ * (shared-store/shared-documents.ts, docs/adr/0041). Nothing in server.ts or document-handles.ts
+ * knows which.
  */
 
 /** A text just held, and whether this call is the one that made its handle. */
@@ -12,6 +12,23 @@ export interface HeldText {
   handle: string;
   bytes: Uint8Array;
   fresh: boolean;
+  /**
+   * A shared store's copy being written: settles (never rejects) once other processes can read
+   * it, so an answer naming the handle waits for it. Absent for a store of one process.
+   */
+  stored?: Promise<void>;
+}
+
+/**
+ * A handle not held here could not be looked up in the shared store: it is unreachable. Not
+ * the same as a miss: the text may well be there, and the client is told to send it again or
+ * retry, not that it is gone.
+ */
+export class StoreUnreachable extends Error {
+  constructor() {
+    super('the shared store of held texts is unreachable');
+    this.name = 'StoreUnreachable';
+  }
 }
 
 /**
@@ -22,8 +39,12 @@ export interface HeldText {
 export interface DocumentScope {
   /** Keeps the text and answers its handle; undefined when it cannot be held. */
   hold(text: string | LiftedDocument): HeldText | undefined;
-  /** The text a handle names, from any scope; undefined for anything not held (the same miss). */
-  get(handle: string): Uint8Array | undefined;
+  /**
+   * The text a handle names, from any scope; undefined for anything not held (the same miss). A
+   * promise only when it must be fetched (a shared store's text this process does not hold),
+   * rejected with `StoreUnreachable` when it cannot be.
+   */
+  get(handle: string): Uint8Array | undefined | Promise<Uint8Array | undefined>;
   /** Whether the handle is still held, without counting as a use. */
   holds(handle: string): boolean;
   /** Lets go of a text this scope holds (one the engine refused). */
@@ -37,4 +58,6 @@ export interface DocumentStore {
   open(): DocumentScope;
   /** The scope every stateless request shares: never closed, its texts expire. */
   readonly stateless: DocumentScope;
+  /** What /healthz shows of a shared store: its state and counts, never a key nor a handle. */
+  health?(): Readonly<Record<string, string | number>>;
 }

@@ -23,6 +23,9 @@ import { newHandle } from './random-handle.js';
 /** What `newHandle` makes (random-handle.ts): `d_` and 128 random bits, base64url. */
 const HANDLE = /^d_[A-Za-z0-9_-]{22}$/;
 
+/** Whether `handle` has the shape of one this server makes: anything else is a miss at once. */
+export const isHandle = (handle: string): boolean => HANDLE.test(handle);
+
 /** How often a quiet process frees expired texts no call has come to look at. */
 const SWEEP_MS = 60_000;
 
@@ -211,15 +214,33 @@ export class HeldScope implements DocumentScope {
       this.#store.touch(known);
       return { handle: known.handle, bytes: known.bytes, fresh: false };
     }
+    const held = this.#keep(newHandle(), bytes, charge, textKey);
+    return { handle: held.handle, bytes, fresh: true };
+  }
+
+  /**
+   * Keeps a text another process held, under the handle it was given there (a shared store's,
+   * docs/adr/0041): counted, bounded and expired like any text this scope holds. False when it
+   * cannot be held (over the document limit, or larger than this scope's bound).
+   */
+  adopt(handle: string, bytes: Uint8Array): boolean {
+    const charge = bytes.byteLength + HELD_DOCUMENT_OVERHEAD_BYTES;
+    if (this.#closed || bytes.byteLength > MAX_DOCUMENT_BYTES || charge > this.#maxBytes) return false;
+    if (this.#store.lookup(handle)) return true;
+    this.#keep(handle, bytes, charge, `${bytes.byteLength}:${fingerprint(bytes)}`);
+    return true;
+  }
+
+  #keep(handle: string, bytes: Uint8Array, charge: number, textKey: string): Held {
     for (const oldest of this.#byHandle.values()) {
       if (this.#bytes + charge <= this.#maxBytes) break;
       this.release(oldest.handle);
     }
-    const held = this.#store.admit(newHandle(), bytes, charge, textKey, this);
+    const held = this.#store.admit(handle, bytes, charge, textKey, this);
     this.#byHandle.set(held.handle, held);
     this.#byText.set(textKey, held);
     this.#bytes += charge;
-    return { handle: held.handle, bytes, fresh: true };
+    return held;
   }
 
   get(handle: string): Uint8Array | undefined {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EnginePool } from '../engine/runtime/pool.js';
+import type { ServerOptions } from '../server.js';
 import { VERSION } from '../version.js';
 import { type Listening, listen, rebindingGuards, replyError, trustedHost } from './http-common.js';
 import type { SessionLimits } from './sessions.js';
@@ -18,6 +19,8 @@ export interface HttpOptions {
   instance?: string;
   /** Streamable HTTP: 2025-era requests are answered without sessions too. */
   stateless?: boolean;
+  /** Streamable HTTP: a store of held texts shared with other processes (`--store`, docs/adr/0041). */
+  documents?: ServerOptions['documents'];
 }
 
 export interface HttpService extends Listening {
@@ -51,6 +54,7 @@ export async function serveHttp(
         limits: options.limits,
         instance: options.instance,
         stateless: options.stateless,
+        documents: options.documents,
       });
   const guard = rebindingGuards(options.host);
   /** While draining: when this process will be gone at the latest (ms since the epoch). */
@@ -68,7 +72,12 @@ export async function serveHttp(
       version: VERSION,
       ...(options.instance === undefined ? {} : { instance: options.instance }),
       ...(trusted(req)
-        ? { sessions: endpoint.sessions.size, calls: endpoint.callsInFlight(), ...engine.stats }
+        ? {
+            sessions: endpoint.sessions.size,
+            calls: endpoint.callsInFlight(),
+            ...engine.stats,
+            ...(options.documents?.health ? { store: options.documents.health() } : {}),
+          }
         : {}),
     });
     res.writeHead(drainingUntil === undefined ? 200 : 503, {

@@ -4,7 +4,7 @@ import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextp
 import type { Server } from '@modelcontextprotocol/server';
 import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
 import type { EnginePool } from '../engine/runtime/pool.js';
-import { createServer } from '../server.js';
+import { createServer, type ServerOptions } from '../server.js';
 import {
   MAX_HTTP_BODY_BYTES,
   type NodeHandler,
@@ -42,6 +42,8 @@ export interface StreamableHttpOptions {
   instance?: string | undefined;
   /** Serves 2025-era requests without sessions too (each POST on its own, no GET stream). */
   stateless?: boolean | undefined;
+  /** Where texts are held for their handles: the process's own store unless `--store` names a shared one. */
+  documents?: ServerOptions['documents'] | undefined;
 }
 
 /**
@@ -57,10 +59,11 @@ export function createStreamableHttpEndpoint(
   options: StreamableHttpOptions = {},
 ): StreamableHttpEndpoint {
   const { limits, instance, stateless = false } = options;
+  const documents = options.documents === undefined ? {} : { documents: options.documents };
   // A stateless request (2026-07-28, or any under --stateless) keeps no parsed document, but the
   // texts it sends are held in the process's store for their handles, which any later request
   // may present (docs/adr/0039); a 2025 session keeps its parsed documents and its own texts.
-  const factory = () => createServer(engine, { holdTexts: true });
+  const factory = () => createServer(engine, { holdTexts: true, ...documents });
   const modern = createMcpHandler(factory, {
     legacy: stateless ? 'stateless' : 'reject',
     onerror: onError,
@@ -72,7 +75,7 @@ export function createStreamableHttpEndpoint(
   function newSession(): LegacySession {
     // The id is ours, not the SDK's, so the session holds its slot from the moment it is admitted.
     const id = instance === undefined ? randomUUID() : `${instance}.${randomUUID()}`;
-    const server = createServer(engine, { cacheDocuments: true });
+    const server = createServer(engine, { cacheDocuments: true, ...documents });
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       maxRequestBodySize: MAX_HTTP_BODY_BYTES,

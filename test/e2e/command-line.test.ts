@@ -57,6 +57,7 @@ describe('flags that are refused', () => {
     [['--max-sessions', '4']],
     [['--session-idle-ms', '1000']],
     [['--session-evict-after-ms', '0']],
+    [['--store', 'redis://127.0.0.1:6379']],
   ])('refuses the HTTP flag in %j with stdio, exit 2', async (args) => {
     const run = await runRaw([initialize()], args);
     const flag = args.find((arg) => arg !== '--transport' && arg.startsWith('--'));
@@ -64,6 +65,28 @@ describe('flags that are refused', () => {
     expect(run.stderr).toContain(
       `oxml-mcp: ${flag} has no effect with stdio: add --transport streamable-http`,
     );
+    expect(run.stdout).toBe('');
+  });
+
+  it.each([
+    [
+      ['--transport', 'sse', '--store', 'redis://127.0.0.1:6379'],
+      '--store applies to --transport streamable-http only',
+    ],
+    [
+      ['--transport', 'streamable-http', '--store', 'http://oxml:secret@127.0.0.1:6379'],
+      '--store takes a redis:// or rediss:// URL',
+    ],
+    [
+      ['--transport', 'streamable-http', '--store', '127.0.0.1:6379'],
+      '--store must be a URL such as redis://',
+    ],
+    [['--transport', 'streamable-http', '--store', 'not a url'], '--store must be a URL such as redis://'],
+  ])('refuses --store in %j, exit 2, with a sentence that shows no password', async (args, sentence) => {
+    const run = await runRaw([], args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`oxml-mcp: ${sentence}`);
+    expect(run.stderr).not.toContain('secret');
     expect(run.stdout).toBe('');
   });
 });
