@@ -86,13 +86,21 @@ class OxmlServer extends Server {
   }
 }
 
+/**
+ * The document cache every stateless request shares on the workers: never forgotten, bounded by
+ * the workers' cache like any other (a client id is a UUID, so none can be this).
+ */
+export const STATELESS_CACHE = 'stateless';
+
 export function createServer(engine: EnginePool, options: ServerOptions = {}): Server {
   // One instance serves one session, connection or stateless request: its calls share a turn.
   const client = randomUUID();
-  const cacheAs = options.cacheDocuments ? client : undefined;
+  // A session's parses are its own; stateless requests share one cache, as they share their
+  // held texts, so a text sent once and presented by handle is parsed once (docs/adr/0045).
+  const cacheAs = options.cacheDocuments ? client : options.holdTexts ? STATELESS_CACHE : undefined;
   // A session's texts are its own to free; a stateless request's outlive it (docs/adr/0039).
   const store = options.documents ?? heldDocuments;
-  const held = cacheAs ? store.open() : options.holdTexts ? store.stateless : undefined;
+  const held = options.cacheDocuments ? store.open() : options.holdTexts ? store.stateless : undefined;
   const server = new OxmlServer(
     { name: 'oxml-mcp', title: 'oxml-mcp: XML query tools', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -132,7 +140,7 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
     ) as CallToolResult;
   });
 
-  if (cacheAs) {
+  if (options.cacheDocuments) {
     server.onclose = () => {
       held?.close();
       engine.forget(client);

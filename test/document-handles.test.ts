@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EnginePool } from '../src/engine/runtime/pool.js';
 import { HELD_DOCUMENT_OVERHEAD_BYTES } from '../src/limits.js';
-import { createServer } from '../src/server.js';
+import { createServer, STATELESS_CACHE } from '../src/server.js';
 import { HeldDocuments } from '../src/tools/held-documents.js';
 import { ORDER_SCHEMA } from './support/order-schema.js';
 
@@ -330,6 +330,32 @@ describe('document handles within a session', () => {
     expect(text(await session.call('xml_query', { document: handle, xpath: 'count(//book)' }))).toBe('2');
     const ofSession = handleOf(await session.call('xml_check', { xml: '<s/>' }));
     expect((await later.call('xml_check', { document: ofSession })).isError).toBeFalsy();
+  });
+
+  it('parses for every stateless request in one shared cache, and each session in its own', async () => {
+    const documents = new HeldDocuments();
+    const engine = pool();
+    const run = vi.spyOn(engine, 'run');
+    const caches = () => run.mock.calls.map(([, args]) => (args as { cacheAs?: string }).cacheAs);
+    const first = await open(engine, { documents, holdTexts: true });
+    const handle = handleOf(await first.call('xml_inspect', { xml: LIBRARY }));
+    await first.close();
+    const later = await open(engine, { documents, holdTexts: true });
+    expect(text(await later.call('xml_query', { document: handle, xpath: 'sum(//price)' }))).toBe('21');
+    // Two requests on two instances, one cache: the text sent once is parsed once on a worker.
+    expect(caches()).toEqual([STATELESS_CACHE, STATELESS_CACHE]);
+    const session = await open(engine, { cacheDocuments: true, documents });
+    await session.call('xml_query', { document: handle, xpath: '1' });
+    const own = caches()[2];
+    expect(own).toMatch(/^[0-9a-f-]{36}$/);
+    // A stateless instance's end forgets no cache and frees no text.
+    const forget = vi.spyOn(engine, 'forget');
+    const third = await open(engine, { documents, holdTexts: true });
+    await third.close();
+    expect(forget).not.toHaveBeenCalled();
+    await session.close();
+    expect(forget).toHaveBeenCalledWith(own);
+    expect(documents.size).toBe(1);
   });
 
   it('gives the same text sent by two stateless requests one handle, held once', async () => {

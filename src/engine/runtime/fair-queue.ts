@@ -18,9 +18,9 @@ export class FairQueue<T> {
     this.#size++;
   }
 
-  /** The client whose item `shift` would return next. */
-  peekClient(): string | undefined {
-    for (const client of this.#byClient.keys()) return client;
+  /** The item `shift` would return next. */
+  peek(): T | undefined {
+    for (const items of this.#byClient.values()) return items[0];
     return undefined;
   }
 

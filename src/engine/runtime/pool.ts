@@ -65,7 +65,7 @@ export class EnginePool {
   #recycleDue: EngineWorker | null = null;
   readonly #workers: EngineWorker[] = [];
   readonly #queue = new FairQueue<Job>();
-  /** Soft affinity: the worker that last served a client whose documents are cached. */
+  /** Soft affinity: the worker that last served calls of a document cache (a session's, or the stateless one). */
   readonly #home = new Map<string, EngineWorker>();
   #nextId = 1;
   #closed = false;
@@ -182,21 +182,23 @@ export class EnginePool {
 
   #dispatch(): void {
     while (this.#queue.size > 0) {
-      const worker = this.#idleWorkerFor(this.#queue.peekClient());
+      const next = this.#queue.peek();
+      const worker = this.#idleWorkerFor(next && cacheOf(next));
       if (!worker) return;
       const job = this.#queue.shift() as Job;
       this.#waiting.remove(job.client, job.holding);
-      // Only a client whose documents are cached needs a home; stateless requests (a fresh
-      // client id each) would otherwise fill the map.
-      if (job.client !== '' && caches(job)) this.#home.set(job.client, worker);
+      // Homes are by cache, not by client: stateless requests (a fresh client id each) share
+      // one cache and would otherwise fill the map.
+      const cache = cacheOf(job);
+      if (cache !== undefined) this.#home.set(cache, worker);
       if (!worker.ready) this.#coldCalls++;
       worker.run(job);
     }
   }
 
-  /** The client's home when idle (its documents are there), else a loaded idle worker, else any. */
-  #idleWorkerFor(client: string | undefined): EngineWorker | undefined {
-    const home = client === undefined ? undefined : this.#home.get(client);
+  /** The cache's home when idle (its documents are there), else a loaded idle worker, else any. */
+  #idleWorkerFor(cache: string | undefined): EngineWorker | undefined {
+    const home = cache === undefined ? undefined : this.#home.get(cache);
     if (home?.idle) return home;
     return (
       this.#workers.find((worker) => worker.idle && worker.ready) ??
@@ -260,8 +262,10 @@ function closed(): Error {
 }
 
 /** The call may keep or reuse its client's parsed document (see `cacheAs` in operations.ts). */
-function caches(job: Job): boolean {
-  return typeof (job.args as { cacheAs?: unknown }).cacheAs === 'string';
+/** The document cache a call's parse goes to (`cacheAs`), if any. */
+function cacheOf(job: Job): string | undefined {
+  const { cacheAs } = job.args as { cacheAs?: unknown };
+  return typeof cacheAs === 'string' && cacheAs !== '' ? cacheAs : undefined;
 }
 
 /** Documents by their bytes, other strings (alone or in an array) by their length: what a waiting call keeps alive. */

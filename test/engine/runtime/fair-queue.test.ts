@@ -9,7 +9,11 @@ describe('FairQueue', () => {
     queue.push('c', 'c1');
     queue.push('b', 'b2');
     const order: string[] = [];
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) order.push(item);
+    // `peek` names the item `shift` gives next (the pool picks that call's worker by it).
+    for (let item = queue.peek(); item !== undefined; item = queue.peek()) {
+      expect(queue.shift()).toBe(item);
+      order.push(item);
+    }
     expect(order).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3', 'a4']);
     expect(queue.size).toBe(0);
   });
