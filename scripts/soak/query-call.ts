@@ -14,6 +14,24 @@ const ENTRY_HINT =
   `name in XPath 1.0 means no namespace, even under a default namespace. So pass "namespaces": ` +
   `{"f":"${FEED_NS}"} and write \`count(//f:entry)\`.`;
 
+/** Values the line after an empty answer reads at most (src/engine/query/field-values-hint.ts). */
+const VALUES_READ = 10_000;
+
+/**
+ * The line after an empty answer to `@cat = "x"` on a catalog with no such category (ADR 0044):
+ * what `@cat` holds, most frequent first (ties in document order), worked out from the facts.
+ */
+function catHint(cats: readonly string[], cat: string): string | undefined {
+  if (cats.length === 0 || cats.includes(cat)) return undefined;
+  const read = cats.slice(0, VALUES_READ);
+  const counts = new Map<string, number>();
+  for (const c of read) counts.set(c, (counts.get(c) ?? 0) + 1);
+  const ranked = [...counts].sort((a, b) => b[1] - a[1]);
+  const of = read.length < cats.length ? `of the first ${read.length} of ${cats.length}` : `of ${cats.length}`;
+  const listed = ranked.map(([c, n]) => `${c}×${n}`).join(' ');
+  return `No \`@cat\` is "${cat}". What \`@cat\` holds (${counts.size} distinct ${of}), most frequent first: ${listed}.`;
+}
+
 /** An xml_query call: a failure one time in ten, else an expression whose answer the model knows. */
 export function planQuery(r: Random, doc: Doc, huge: boolean): Plan {
   const f = doc.facts;
@@ -55,8 +73,10 @@ export function planQuery(r: Random, doc: Doc, huge: boolean): Plan {
         return q('sum(//qty)', 'number', [String(f.numberSum)]);
       case 2:
         return q('sum(//item/@price)', 'number', [String(f.priceSum)]);
-      case 3:
-        return q(`count(//item[@cat="${cat}"])`, 'number', [String(f.cats.filter((c) => c === cat).length)]);
+      case 3: {
+        const count = f.cats.filter((c) => c === cat).length;
+        return q(`count(//item[@cat="${cat}"])`, 'number', [String(count)], {}, catHint(f.cats, cat));
+      }
       case 4:
         return q('count(//item) div 4', 'number', [String(f.n / 4)]);
       case 5:
@@ -70,6 +90,8 @@ export function planQuery(r: Random, doc: Doc, huge: boolean): Plan {
           `//item[@cat="${cat}"]/@id`,
           'node-set',
           f.ids.filter((_, i) => f.cats[i] === cat),
+          {},
+          catHint(f.cats, cat),
         );
       case 9:
         return q(
