@@ -27,7 +27,8 @@ function catHint(cats: readonly string[], cat: string): string | undefined {
   const counts = new Map<string, number>();
   for (const c of read) counts.set(c, (counts.get(c) ?? 0) + 1);
   const ranked = [...counts].sort((a, b) => b[1] - a[1]);
-  const of = read.length < cats.length ? `of the first ${read.length} of ${cats.length}` : `of ${cats.length}`;
+  const of =
+    read.length < cats.length ? `of the first ${read.length} of ${cats.length}` : `of ${cats.length}`;
   const listed = ranked.map(([c, n]) => `${c}×${n}`).join(' ');
   return `No \`@cat\` is "${cat}". What \`@cat\` holds (${counts.size} distinct ${of}), most frequent first: ${listed}.`;
 }
