@@ -110,16 +110,31 @@ export function measurePaired(
 }
 
 export function outlineTable(cases: OutlineCase[]): string {
+  return pairedTable(cases, ['before', 'outline'], {
+    header: 'outline + details (chars)',
+    cell: (c) => c.answerChars.toLocaleString('en'),
+  });
+}
+
+/**
+ * The table of a paired measurement (`measurePaired`): parse, each side's median and p90, and
+ * the after ÷ before ratios of the walk alone and of parse + walk; `extra`, one more column.
+ */
+export function pairedTable(
+  cases: OutlineCase[],
+  [beforeLabel, afterLabel]: [string, string],
+  extra?: { header: string; cell: (c: OutlineCase) => string },
+): string {
   return table(
     [
       'document',
       'n',
       'parse median',
-      'before: median / p90',
-      'outline: median / p90',
+      `${beforeLabel}: median / p90`,
+      `${afterLabel}: median / p90`,
       'ratio (walk)',
       'ratio (parse + walk)',
-      'outline + details (chars)',
+      ...(extra ? [extra.header] : []),
     ],
     cases.map((c) => {
       const whole = (side: number[]) => median(side.map((t, i) => t + (c.parse[i] as number)));
@@ -131,7 +146,7 @@ export function outlineTable(cases: OutlineCase[]): string {
         `${ms(median(c.outline))} / ${ms(p90(c.outline))}`,
         ratio(median(c.outline) / median(c.before)),
         ratio(whole(c.outline) / whole(c.before)),
-        c.answerChars.toLocaleString('en'),
+        ...(extra ? [extra.cell(c)] : []),
       ];
     }),
   );

@@ -11,11 +11,10 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { captureWasmMemory } from '../src/engine/libxml2/memory.js';
 import { type BenchDocument, generateDocument, SIZES } from './documents.js';
-import { median, ms, p90, ratio, table } from './stats.js';
 
 captureWasmMemory();
 const { inspectDocument } = await import('../src/engine/inspect/inspect.js');
-const { measurePaired } = await import('./inspect-outline.js');
+const { measurePaired, pairedTable } = await import('./inspect-outline.js');
 
 type ValuesCase = ReturnType<typeof measurePaired>;
 
@@ -41,29 +40,7 @@ export function valuesCases(
 }
 
 export function valuesTable(cases: ValuesCase[]): string {
-  return table(
-    [
-      'document',
-      'n',
-      'parse median',
-      'without values: median / p90',
-      'with values: median / p90',
-      'ratio (walk)',
-      'ratio (parse + walk)',
-    ],
-    cases.map((c) => {
-      const whole = (side: number[]) => median(side.map((t, i) => t + (c.parse[i] as number)));
-      return [
-        `${c.label} (${c.bytes.toLocaleString('en')} B)`,
-        String(c.before.length),
-        ms(median(c.parse)),
-        `${ms(median(c.before))} / ${ms(p90(c.before))}`,
-        `${ms(median(c.outline))} / ${ms(p90(c.outline))}`,
-        ratio(median(c.outline) / median(c.before)),
-        ratio(whole(c.outline) / whole(c.before)),
-      ];
-    }),
-  );
+  return pairedTable(cases, ['without values', 'with values']);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
