@@ -25,18 +25,9 @@ POM='<project><parent><artifactId>parent-pom</artifactId></parent><artifactId>ap
 PADDED='<deps><dep><scope> test </scope></dep><dep><scope>test</scope></dep><dep><scope>test</scope></dep><dep><scope>compile</scope></dep></deps>'
 
 S=inspect-values
-IN="$TMP/$S.in"
-# call ID TOOL XML [EXTRA-ARGUMENTS-JSON]: the document is JSON-encoded by node, as a client would.
-call() {
-  node -e 'const [id, tool, xml, extra] = process.argv.slice(1);
-    const args = { xml, ...JSON.parse(extra || "{}") };
-    console.log(JSON.stringify({ jsonrpc: "2.0", id: Number(id), method: "tools/call", params: { name: tool, arguments: args } }));' \
-    "$1" "$2" "$3" "${4:-}" >> "$IN"
-}
-{
-  echo '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"examples","version":"1"}}}'
-  echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-} > "$IN"
+open_session "$S"
+# call ID TOOL XML [EXTRA-ARGUMENTS-JSON]
+call() { call_tool "$S" "$@"; }
 
 call 1 xml_inspect "$CODES"
 expect $S 1 'code list: the status values with their counts'  '!isErr && has(text, "/codes/code ×60: @status @numeric; name\n  @status: active×48 withdrawn×8 reserved×4\n")'

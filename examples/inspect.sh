@@ -30,18 +30,9 @@ SVG='<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999
 </svg>'
 
 S=inspect
-IN="$TMP/$S.in"
-# call ID TOOL XML [EXTRA-ARGUMENTS-JSON]: the document is JSON-encoded by node, as a client would.
-call() {
-  node -e 'const [id, tool, xml, extra] = process.argv.slice(1);
-    const args = { xml, ...JSON.parse(extra || "{}") };
-    console.log(JSON.stringify({ jsonrpc: "2.0", id: Number(id), method: "tools/call", params: { name: tool, arguments: args } }));' \
-    "$1" "$2" "$3" "${4:-}" >> "$IN"
-}
-{
-  echo '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"examples","version":"1"}}}'
-  echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-} > "$IN"
+open_session "$S"
+# call ID TOOL XML [EXTRA-ARGUMENTS-JSON]
+call() { call_tool "$S" "$@"; }
 
 call 1 xml_inspect "$POM"
 expect $S 1 'POM: the outline line of the dependencies'  '!isErr && has(text, "/project/dependencies/dependency ×3: groupId artifactId version scope×2")'

@@ -35,6 +35,10 @@ FAILED=0
 #       connection is a session, so answers about a document end with a content block
 #       `document: d_…` and carry it in structuredContent; text and sc leave those out
 #       (examples/handles.sh asserts on them through held).
+#   open_session SESSION
+#       start $TMP/SESSION.in with initialize (2025-06-18) and notifications/initialized.
+#   call_tool SESSION ID TOOL XML [EXTRA-ARGUMENTS-JSON]
+#       append a tools/call whose `xml` is XML JSON-encoded by node, as a client would.
 #   run_session SESSION
 #       pipe $TMP/SESSION.in (one JSON-RPC message per line) into the binary,
 #       then check: exit code 0 at end of stdin, stdout is JSON-RPC only, every
@@ -123,6 +127,20 @@ fs.writeFileSync(base + ".counts", `${pass} ${fail}\n`);
 JS
 
 expect() { printf '%s\t%s\t%s\n' "$2" "$3" "$4" >> "$TMP/$1.checks"; }
+
+open_session() {
+  {
+    echo '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"examples","version":"1"}}}'
+    echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  } > "$TMP/$1.in"
+}
+
+call_tool() {
+  node -e 'const [id, tool, xml, extra] = process.argv.slice(1);
+    const args = { xml, ...JSON.parse(extra || "{}") };
+    console.log(JSON.stringify({ jsonrpc: "2.0", id: Number(id), method: "tools/call", params: { name: tool, arguments: args } }));' \
+    "$2" "$3" "$4" "${5:-}" >> "$TMP/$1.in"
+}
 
 run_session() {
   local s=$1 rc=0 p f
