@@ -44,12 +44,14 @@ describe('xml_query output and batches through the in-memory client', () => {
 
   it('marks the value the budget cut, so a cut id is not read as a whole one', async () => {
     const xml = `<r>${'<id>ORDER-100727</id>'.repeat(50)}</r>`;
-    const result = await query({ xml, xpath: '//id', max_chars: 106 });
+    // Each value costs what it takes in structuredContent's JSON: `"ORDER-100727",` is 15.
+    const result = await query({ xml, xpath: '//id', max_chars: 134 });
     const lines = text(result).split('\n');
-    expect(lines.slice(1, -1)).toEqual([...Array(8).fill('ORDER-100727'), 'ORDE…[cut]']);
-    expect(lines.at(-1)).toBe(
-      '[Showing 9 of 50 values (41 left out); 1 of the 9 shown cut where …[cut] stands: output budget of 1000 values / 106 characters. Narrow the query (a predicate, [position() <= 20], count(...)) or raise max_chars.]',
-    );
+    expect(lines.slice(1, -1)).toEqual([...Array(8).fill('ORDER-100727'), 'ORDER…[cut]']);
+    const note =
+      '[Showing 9 of 50 values (41 left out); 1 of the 9 shown cut where …[cut] stands: output budget of 1000 values / 134 characters. Narrow the query (a predicate, [position() <= 20], count(...)) or raise max_chars.]';
+    expect(lines.at(-1)).toBe(note);
+    expect(result.structuredContent).toMatchObject({ count: 50, truncated: true, notes: [note] });
   });
 
   it('answers location paths and lines with output "paths"', async () => {
@@ -106,7 +108,7 @@ describe('xml_query output and batches through the in-memory client', () => {
     });
   });
 
-  it('explains an empty entry of a batch, and answers an XPath 3.1 entry saying so, in the text only', async () => {
+  it('explains an empty entry of a batch, and answers an XPath 3.1 entry saying so, in both channels', async () => {
     const result = await query({
       xml: feed,
       xpath: ['count(//entry)', '//a:title ! lower-case(.)', '//a:title'],
@@ -114,9 +116,8 @@ describe('xml_query output and batches through the in-memory client', () => {
     });
     const lines = text(result).split('\n');
     expect(lines[0]).toBe('1. `count(//entry)` → 0');
-    expect(lines[1]).toBe(
-      `   The document has no \`entry\` elements in no namespace: they are in ${ATOM}, and an unprefixed name in XPath 1.0 means no namespace, even under a default namespace. So write \`count(//a:entry)\`.`,
-    );
+    const hint = `The document has no \`entry\` elements in no namespace: they are in ${ATOM}, and an unprefixed name in XPath 1.0 means no namespace, even under a default namespace. So write \`count(//a:entry)\`.`;
+    expect(lines[1]).toBe(`   ${hint}`);
     expect(lines.slice(2, 6)).toEqual([
       '2. `//a:title ! lower-case(.)` → 2 items:',
       '   one',
@@ -126,13 +127,14 @@ describe('xml_query output and batches through the in-memory client', () => {
     expect(lines[6]).toBe('3. `//a:title` → 2 nodes:');
     expect(result.structuredContent).toEqual({
       results: [
-        { xpath: 'count(//entry)', type: 'number', count: 1, values: ['0'] },
+        { xpath: 'count(//entry)', type: 'number', count: 1, values: ['0'], notes: [hint] },
         {
           xpath: '//a:title ! lower-case(.)',
           type: 'sequence',
           count: 2,
           values: ['one', 'two & more'],
           xpath_version: '3.1',
+          notes: ['(evaluated as XPath 3.1)'],
         },
         { xpath: '//a:title', type: 'node-set', count: 2, values: ['One', 'Two & more'] },
       ],
@@ -197,10 +199,11 @@ describe('xml_query output and batches through the in-memory client', () => {
 
   it('notes a cut entry of a batch as its share of the budget', async () => {
     const xml = `<r>${'<v>1234567890</v>'.repeat(100)}</r>`;
-    const result = await query({ xml, xpath: ['//v', 'count(//v)'], max_chars: 100 });
-    expect(text(result)).toContain("[Showing 5 of 100 values (95 left out): this expression's share");
+    const result = await query({ xml, xpath: ['//v', 'count(//v)'], max_chars: 140 });
+    const cut = "[Showing 5 of 100 values (95 left out): this expression's share";
+    expect(text(result)).toContain(cut);
     expect(result.structuredContent).toMatchObject({
-      results: [{ count: 100, truncated: true }, { values: ['100'] }],
+      results: [{ count: 100, truncated: true, notes: [expect.stringContaining(cut)] }, { values: ['100'] }],
     });
   });
 

@@ -17,15 +17,15 @@ const svg =
   '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><use xlink:href="#a"/></svg>';
 
 describe('an empty answer that explains itself', () => {
-  it('keeps count 0 and structuredContent as they were, and says how to ask', async () => {
+  it('keeps count 0, and says how to ask in the text and in structuredContent alike', async () => {
     const result = await call('xml_query', { xml: atom, xpath: 'count(//entry)' });
     expect(result.isError).toBeFalsy();
-    expect(answer(result)).toEqual({ type: 'number', count: 1, values: ['0'] });
-    expect(text(result)).toBe(
-      `0\nThe document has no \`entry\` elements in no namespace: they are in ${ATOM}, and an unprefixed name in XPath 1.0 means no namespace, even under a default namespace. So pass "namespaces": {"a":"${ATOM}"} and write \`count(//a:entry)\`.`,
-    );
+    const hint = `The document has no \`entry\` elements in no namespace: they are in ${ATOM}, and an unprefixed name in XPath 1.0 means no namespace, even under a default namespace. So pass "namespaces": {"a":"${ATOM}"} and write \`count(//a:entry)\`.`;
+    expect(answer(result)).toEqual({ type: 'number', count: 1, values: ['0'], notes: [hint] });
+    expect(text(result)).toBe(`0\n${hint}`);
     const empty = await call('xml_query', { xml: atom, xpath: '//entry' });
-    expect(answer(empty)).toEqual({ type: 'node-set', count: 0, values: [] });
+    expect(answer(empty)).toMatchObject({ type: 'node-set', count: 0, values: [] });
+    expect(answer(empty).notes).toEqual([expect.stringMatching(/write `\/\/a:entry`\.$/)]);
     expect(text(empty)).toMatch(/^No nodes matched `\/\/entry`\.\n.*write `\/\/a:entry`\.$/);
   });
 
@@ -53,10 +53,10 @@ describe('an empty answer to a value the field does not hold', () => {
       '<rules><layout><name>de</name><iso639Id>deu</iso639Id></layout><layout><name>us</name><iso639Id>eng</iso639Id></layout><layout><name>gb</name><iso639Id>eng</iso639Id></layout></rules>';
     const result = await call('xml_query', { xml: rules, xpath: 'count(//layout[iso639Id="ger"])' });
     expect(result.isError).toBeFalsy();
-    expect(answer(result)).toEqual({ type: 'number', count: 1, values: ['0'] });
-    expect(text(result)).toBe(
-      '0\nNo `iso639Id` is "ger". What `iso639Id` holds (2 distinct of 3), most frequent first: eng×2 deu×1.',
-    );
+    const hint =
+      'No `iso639Id` is "ger". What `iso639Id` holds (2 distinct of 3), most frequent first: eng×2 deu×1.';
+    expect(answer(result)).toEqual({ type: 'number', count: 1, values: ['0'], notes: [hint] });
+    expect(text(result)).toBe(`0\n${hint}`);
   });
 });
 
@@ -67,10 +67,10 @@ describe('an empty answer to a value the document pads with whitespace', () => {
   it('keeps the answer, says why `=` missed, and the expression it gives answers', async () => {
     const result = await call('xml_query', { xml: pom, xpath: "//dependency[scope='test']/artifactId" });
     expect(result.isError).toBeFalsy();
-    expect(answer(result)).toEqual({ type: 'node-set', count: 0, values: [] });
-    expect(text(result)).toBe(
-      "No nodes matched `//dependency[scope='test']/artifactId`.\nThe document has 1 `scope` value that is 'test' only with extra whitespace around or inside it, and `=` compares strings exactly, whitespace included. So write `//dependency[normalize-space(scope)='test']/artifactId`.",
-    );
+    const hint =
+      "The document has 1 `scope` value that is 'test' only with extra whitespace around or inside it, and `=` compares strings exactly, whitespace included. So write `//dependency[normalize-space(scope)='test']/artifactId`.";
+    expect(answer(result)).toEqual({ type: 'node-set', count: 0, values: [], notes: [hint] });
+    expect(text(result)).toBe(`No nodes matched \`//dependency[scope='test']/artifactId\`.\n${hint}`);
     const advised = await call('xml_query', {
       xml: pom,
       xpath: "//dependency[normalize-space(scope)='test']/artifactId",
@@ -85,13 +85,16 @@ describe('values that start or end with a space', () => {
 
   it('are numbered and named in a note, with how to match them; the values stay as they are', async () => {
     const result = await call('xml_query', { xml: catalog, xpath: '//book/@status' });
+    const note =
+      '(Whitespace at the start or end of [2] " available", [4] "available ": kept as the document has it; `=` compares it exactly, `normalize-space()` trims it.)';
     expect(answer(result)).toEqual({
       type: 'node-set',
       count: 4,
       values: ['available', ' available', 'lent', 'available '],
+      notes: [note],
     });
     expect(text(result)).toBe(
-      '4 nodes matched `//book/@status`:\n[1] available\n[2]  available\n[3] lent\n[4] available \n(Whitespace at the start or end of [2] " available", [4] "available ": kept as the document has it; `=` compares it exactly, `normalize-space()` trims it.)',
+      `4 nodes matched \`//book/@status\`:\n[1] available\n[2]  available\n[3] lent\n[4] available \n${note}`,
     );
   });
 
@@ -111,7 +114,13 @@ describe('XPath 2.0+ functions', () => {
     const result = await call('xml_query', { xml: '<r><p>3</p><p>7</p></r>', xpath: 'max(//p)' });
     expect(result.isError).toBeFalsy();
     expect(text(result)).toBe('7\n(evaluated as XPath 3.1)');
-    expect(answer(result)).toEqual({ type: 'number', count: 1, values: ['7'], xpath_version: '3.1' });
+    expect(answer(result)).toEqual({
+      type: 'number',
+      count: 1,
+      values: ['7'],
+      xpath_version: '3.1',
+      notes: ['(evaluated as XPath 3.1)'],
+    });
     expect(text(await call('xml_query', { xml: '<r/>', xpath: 'fn:lower-case("A")' }))).toBe(
       'a\n(evaluated as XPath 3.1)',
     );

@@ -213,11 +213,28 @@ describe('the MCP server through an in-memory client', () => {
     expect((result.structuredContent as { values: string[] }).values).toHaveLength(1_000);
     expect(text(result)).toContain('49000 left out');
     expect(text(result).length).toBeLessThan(25_000);
+    // A value costs what it takes in structuredContent's JSON: `"abcdefghij",` is 13.
     const smaller = await call('xml_query', { xml, xpath: '//record', max_chars: 100 });
-    expect((smaller.structuredContent as { values: string[] }).values).toHaveLength(10);
+    expect((smaller.structuredContent as { values: string[] }).values).toHaveLength(7);
     const outOfRange = await call('xml_query', { xml: '<r/>', xpath: '/', max_chars: 10_000_000 });
     expect(outOfRange.isError).toBe(true);
     expect(text(outOfRange)).toContain('`max_chars`');
+  });
+
+  it('bounds the JSON of structuredContent by max_chars as it bounds the text, escapes included', async () => {
+    // Markup full of quotes: each `"` is two characters in JSON, one in the text.
+    const xml = `<r>${'<e a="1" b="2" c="3">"q"</e>'.repeat(2_000)}</r>`;
+    for (const output of ['values', 'xml', 'paths']) {
+      for (const max_chars of [100, 2_000, 20_000]) {
+        const result = await call('xml_query', { xml, xpath: '//e | //@*', output, max_chars });
+        const { values, notes } = result.structuredContent as { values: string[]; notes: string[] };
+        expect(JSON.stringify(values).length).toBeLessThanOrEqual(max_chars + 1);
+        // What either channel adds to the values: the count line, the cut note, field names.
+        const framing = JSON.stringify(notes).length + 100;
+        expect(JSON.stringify(result.structuredContent).length).toBeLessThanOrEqual(max_chars + framing);
+        expect(text(result).length).toBeLessThanOrEqual(max_chars + framing);
+      }
+    }
   });
 
   it('reports progress to a call that asks for it', async () => {

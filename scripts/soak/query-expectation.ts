@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { CUT_MARK } from '../../src/engine/marks.js';
 import type { QueryResult } from '../../src/engine/query/query.js';
 import { DEFAULT_OUTPUT_CHARS, MAX_OUTPUT_VALUES } from '../../src/limits.js';
-import { valuesText } from '../../src/tools/answer-text.js';
+import { answerText, valueNotes } from '../../src/tools/answer-text.js';
 import { type Check, clip, hasLoneSurrogate, summary, textOf, unicodeProblem } from './answer.js';
 
 interface Budgeted {
@@ -14,9 +14,10 @@ interface Budgeted {
 
 /**
  * The output budget (docs/behaviour.md §6), worked out here from the values the model knows:
- * values in document order until MAX_OUTPUT_VALUES values or `maxChars` characters; the value
- * that crosses the character budget is cut so that it and CUT_MARK fill what is left (left out
- * when the mark would not fit); `count` stays exact. A cut must not split a surrogate pair, so
+ * values in document order until MAX_OUTPUT_VALUES values or `maxChars` characters, a value
+ * counted as it is written in a JSON array (quotes, escapes, its comma); the value that crosses
+ * the character budget is cut so that it and CUT_MARK fill what is left (left out when the mark
+ * would not fit); `count` stays exact. A cut must not split a surrogate pair, so
  * where the naive cut would, the cut one code unit shorter or longer is the accepted answer.
  */
 function budgeted(values: readonly string[], maxChars: number): Budgeted {
@@ -26,9 +27,15 @@ function budgeted(values: readonly string[], maxChars: number): Budgeted {
     const remaining = maxChars - chars;
     if (out.length >= MAX_OUTPUT_VALUES || remaining <= 0)
       return { values: out, truncated: true, alternatives: [] };
-    if (value.length > remaining) {
-      if (remaining <= CUT_MARK.length) return { values: out, truncated: true, alternatives: [] };
-      const keep = remaining - CUT_MARK.length;
+    const cost = JSON.stringify(value).length + 1;
+    if (cost > remaining) {
+      let keep = remaining - CUT_MARK.length - 3;
+      for (;;) {
+        const over = keep <= 0 ? 0 : JSON.stringify(value.slice(0, keep) + CUT_MARK).length + 1 - remaining;
+        if (over <= 0) break;
+        keep -= over;
+      }
+      if (keep <= 0) return { values: out, truncated: true, alternatives: [] };
       const naive = value.slice(0, keep);
       if (!hasLoneSurrogate(naive)) {
         return { values: [...out, naive + CUT_MARK], truncated: true, alternatives: [] };
@@ -40,7 +47,7 @@ function budgeted(values: readonly string[], maxChars: number): Budgeted {
       };
     }
     out.push(value);
-    chars += value.length;
+    chars += cost;
   }
   return { values: out, truncated: false, alternatives: [] };
 }
@@ -55,9 +62,10 @@ export interface QueryExpectation {
 /**
  * An xml_query answer: type, exact count, the values within budget, and the text built from them,
  * then the truncation note where the budget cut, then `hint` where one is expected, and nothing
- * else. The values are the model's own; only the layout of their text is the tool's
- * (`valuesText`, whose wording its own tests pin), so a change of wording does not fail the soak
- * while a wrong value, count or cut still does.
+ * else; structuredContent's `notes` are the lines the text adds after the values. The values are
+ * the model's own; only the layout of their text is the tool's (`answerText`, `valueNotes`, whose
+ * wording its own tests pin), so a change of wording does not fail the soak while a wrong value,
+ * count or cut still does.
  */
 export function expectQuery(
   type: QueryResult['type'],
@@ -68,7 +76,7 @@ export function expectQuery(
   const cut = budgeted(allValues, maxChars);
   return (result) => {
     if (result.isError) return `unexpected isError: ${textOf(result)}`;
-    const sc = result.structuredContent;
+    const { notes, ...sc } = result.structuredContent ?? {};
     const candidates = [cut.values, ...cut.alternatives];
     const matching = candidates.find((values) =>
       isDeepStrictEqual(sc, { type, count, values, ...(cut.truncated ? { truncated: true } : {}) }),
@@ -79,11 +87,16 @@ export function expectQuery(
       const lone = unicodeProblem(sc);
       return `${lone ? `${lone}; ` : ''}structuredContent ${JSON.stringify(got)} != expected ${JSON.stringify(want)}`;
     }
-    const base = valuesText(
-      { type, count, values: matching, ...(cut.truncated ? { truncated: true } : {}) },
-      xpath,
-    );
-    let text = textOf(result);
+    const answer = { type, count, values: matching, ...(cut.truncated ? { truncated: true as const } : {}) };
+    const body = answerText(answer, xpath);
+    const full = textOf(result);
+    if (typeof full !== 'string') return 'no text';
+    const noted = Array.isArray(notes) ? notes : [];
+    if (full !== [body, ...noted].join('\n')) {
+      return `text is not the values and structuredContent's notes: ${JSON.stringify(clip(full))}`;
+    }
+    const base = [body, ...valueNotes(answer)].filter((line) => line !== '').join('\n');
+    let text: string = full;
     if (hint !== undefined) {
       if (typeof text !== 'string' || !text.endsWith(`\n${hint}`)) {
         return `text does not end with the hint ${JSON.stringify(clip(hint))}: ${JSON.stringify(clip(text))}`;

@@ -199,7 +199,8 @@ function namingHandles(result: CallToolResult, byHandle: readonly Pair[]): CallT
 /**
  * The handles as `structuredContent` fields and as one last line of text, in a content block of
  * its own so that the tool's text (xml_format's: the new document) stays exactly what it was. The
- * first time a text was sent, the line says what to do with the handle.
+ * first time a text was sent, both channels say what to do with the handle: a line's end in the
+ * text, a last note in structuredContent (docs/adr/0046).
  */
 function withHandles(
   result: CallToolResult,
@@ -213,17 +214,30 @@ function withHandles(
     : handles.length === 1
       ? ` (next time pass this as \`${handles[0]?.[0].handle}\` instead of the text)`
       : ` (next time pass these as ${handles.map(([pair]) => `\`${pair.handle}\``).join(' and ')} instead of the texts)`;
-  const structured = result.structuredContent
-    ? {
-        structuredContent: {
-          ...result.structuredContent,
-          ...Object.fromEntries(handles.map(([pair, handle]) => [pair.handle, handle])),
-        },
-      }
-    : {};
   return {
     ...result,
-    ...structured,
+    ...(result.structuredContent
+      ? {
+          structuredContent: withHandleFacts(
+            result.structuredContent as Record<string, unknown>,
+            handles,
+            sentText,
+          ),
+        }
+      : {}),
     content: [...result.content, { type: 'text', text: `${line}${hint}` }],
   };
+}
+
+function withHandleFacts(
+  structured: Record<string, unknown>,
+  handles: Array<[Pair, string]>,
+  sentText: boolean,
+): Record<string, unknown> {
+  const fields = Object.fromEntries(handles.map(([pair, handle]) => [pair.handle, handle]));
+  if (!sentText) return { ...structured, ...fields };
+  const passed = handles.map(([pair, handle]) => `"${pair.handle}": "${handle}"`).join(' and ');
+  const use = `Next time pass ${passed} instead of the ${handles.length === 1 ? 'text' : 'texts'}.`;
+  const notes = Array.isArray(structured.notes) ? [...structured.notes, use] : [use];
+  return { ...structured, notes, ...fields };
 }

@@ -10,10 +10,11 @@ import {
   MAX_XPATH_LENGTH,
   MIN_OUTPUT_CHARS,
 } from '../limits.js';
-import { allEmpty, hintText, nodeLines, valuesText, versionLine } from './answer-text.js';
+import { answered } from './answer.js';
+import { allEmpty, answerText, nodeLines, valueNotes } from './answer-text.js';
 import { withMissingFunctionHint } from './missing-function-hints.js';
 import { namespacesArgument } from './namespaces-argument.js';
-import { answering, type Declares, defineTool, documentArguments, encode, toolResult } from './tool.js';
+import { answering, type Declares, defineTool, documentArguments, encode } from './tool.js';
 
 /**
  * A batch's bounds, checked before zod reads an element (so a huge array is refused at once, as
@@ -81,10 +82,11 @@ const output = z.object({
   truncated: z.literal(true).optional(),
   xpath_version: z.literal('3.1').optional(),
   error: z.string().optional(),
+  notes: z.array(z.string()).optional(),
   results: z.array(z.unknown().meta({ $ref: '#' })).optional(),
 });
 
-true satisfies Declares<typeof output, QueryResult>;
+true satisfies Declares<typeof output, QueryResult & { notes?: string[] }>;
 true satisfies Declares<typeof output, { xpath: string; error: string }>;
 
 export const xmlQuery = defineTool({
@@ -106,22 +108,40 @@ export const xmlQuery = defineTool({
       };
       if (typeof xpath !== 'string') {
         const { results } = await engine.run('batch', { ...common, xpath }, call);
-        return toolResult(renderBatch(results, output, max_chars), { results: results.map(structuredEntry) });
+        return answered({
+          body: renderBatch(results, output, max_chars),
+          facts: { results: results.map((entry) => structuredEntry(entry, output, max_chars)) },
+        });
       }
       const { hint, ...result } = await engine
         .run('query', { ...common, xpath }, call)
         .catch((error: unknown) => {
           throw withMissingFunctionHint(error);
         });
-      return toolResult(
-        valuesText(result, xpath) + truncationNote(result, output, max_chars) + hintText(hint),
-        {
-          ...result,
-        },
-      );
+      return answered({
+        body: answerText(result, xpath),
+        facts: { ...result },
+        notes: resultNotes(result, hint, output, max_chars),
+      });
     });
   },
 });
+
+/**
+ * The sentences one answer adds to its values, in both channels: white edges, the language,
+ * what the budget cut, and why an empty answer is empty (ADR 0018, 0044).
+ */
+function resultNotes(
+  result: QueryResult,
+  hint: string | undefined,
+  output: QueryOutput,
+  maxChars: number,
+  batch = false,
+): string[] {
+  return [...valueNotes(result), truncationNote(result, output, maxChars, batch), hint ?? ''].filter(
+    (note) => note !== '',
+  );
+}
 
 function truncationNote(result: QueryResult, output: QueryOutput, maxChars: number, batch = false): string {
   if (!result.truncated) return '';
@@ -145,14 +165,15 @@ function truncationNote(result: QueryResult, output: QueryOutput, maxChars: numb
           ? 'Select inside the nodes (their children, a field) or fewer of them, or raise max_chars.'
           : 'Narrow the query (a predicate, [position() <= 20], count(...)) or raise max_chars.'
       }`;
-  return `\n[${parts.join('; ')}: ${budget}]`;
+  return `[${parts.join('; ')}: ${budget}]`;
 }
 
-/** A batch entry as structuredContent has it: the facts, without the sentences the text adds. */
-function structuredEntry(entry: BatchEntry): z.infer<typeof output> {
+/** A batch entry as structuredContent has it: its facts, and the sentences its text adds. */
+function structuredEntry(entry: BatchEntry, asked: QueryOutput, maxChars: number): z.infer<typeof output> {
   if ('error' in entry) return { xpath: entry.xpath, error: entryError(entry) };
-  const { hint: _hint, ...result } = entry;
-  return result;
+  const { hint, ...result } = entry;
+  const notes = resultNotes(result, hint, asked, maxChars, true);
+  return notes.length === 0 ? result : { ...result, notes };
 }
 
 /** An entry's error, with what to write instead of a function this server's XPath lacks. */
@@ -174,7 +195,9 @@ function renderBatch(results: BatchEntry[], output: QueryOutput, maxChars: numbe
     .map((entry, index) => {
       const heading = `${index + 1}. \`${headingOf(entry.xpath)}\``;
       if ('error' in entry) return `${heading} → error: ${indent(entryError(entry))}`;
-      return `${heading} → ${entryText(entry)}${indent(truncationNote(entry, output, maxChars, true) + hintText(entry.hint) + versionLine(entry))}`;
+      const { hint, ...result } = entry;
+      const notes = resultNotes(result, hint, output, maxChars, true).map((note) => `\n${note}`);
+      return `${heading} → ${entryText(entry)}${indent(notes.join(''))}`;
     })
     .join('\n');
 }

@@ -72,7 +72,7 @@ export function defineTool<Args>(definition: ToolDefinition<Args>): ToolDefiniti
 
 /** The `tools/list` entry: JSON Schemas generated from the zod schemas, trimmed of noise a model pays for. */
 export function listing(tool: ToolDefinition): Tool {
-  const output = tool.output && withHandleFields(tool.output, inputKeys(tool));
+  const output = tool.output && withNotes(withHandleFields(tool.output, inputKeys(tool)));
   return {
     name: tool.name,
     title: tool.title,
@@ -82,6 +82,14 @@ export function listing(tool: ToolDefinition): Tool {
     // The title once, where revisions since 2025-06-18 read it; `annotations.title` would repeat it.
     annotations: ANNOTATIONS,
   };
+}
+
+/**
+ * Every structuredContent may end with `notes`, the sentences its text adds to the facts
+ * (answer.ts): listed once here rather than in each tool's schema.
+ */
+function withNotes(output: z.ZodType): z.ZodType {
+  return output instanceof z.ZodObject ? output.extend({ notes: z.array(z.string()).optional() }) : output;
 }
 
 /** The names of a tool's arguments. */

@@ -1,16 +1,8 @@
 import { z } from 'zod';
 import type { ValidateResult, Violation } from '../engine/validate/validate.js';
 import { MAX_LISTED_VIOLATIONS, MAX_VIOLATION_TEXT_CHARS, VIOLATION_OUTPUT_CHARS } from '../limits.js';
-import {
-  answering,
-  type Declares,
-  defineTool,
-  documentArguments,
-  encode,
-  schemaArguments,
-  toolError,
-  toolResult,
-} from './tool.js';
+import { answered } from './answer.js';
+import { answering, type Declares, defineTool, documentArguments, encode, schemaArguments } from './tool.js';
 
 const output = z.object({
   valid: z.boolean(),
@@ -35,8 +27,14 @@ export const xmlValidate = defineTool({
     return answering(async () => {
       const result = await engine.run('validate', { xml: encode(xml), xsd: encode(xsd) }, call);
       if (result.valid)
-        return toolResult(`Valid: the document conforms to ${theSchema(result)}.`, { ...result });
-      return toolError(render(result) + truncationNote(result), { ...result });
+        return answered({
+          body: `Valid: the document conforms to ${theSchema(result)}.`,
+          facts: { ...result },
+        });
+      return answered(
+        { body: render(result), facts: { ...result }, notes: [truncationNote(result)] },
+        { isError: true },
+      );
     });
   },
 });
@@ -78,5 +76,5 @@ function truncationNote({ total, violations, truncated }: ValidateResult): strin
     left > 0
       ? 'Fix these and validate again, or validate an extract of the document to see the others.'
       : 'Query the element with xml_query to see its whole value.';
-  return `\n[${what}: output budget of ${MAX_LISTED_VIOLATIONS} violations / ${VIOLATION_OUTPUT_CHARS} characters. ${next}]`;
+  return `[${what}: output budget of ${MAX_LISTED_VIOLATIONS} violations / ${VIOLATION_OUTPUT_CHARS} characters. ${next}]`;
 }

@@ -21,7 +21,7 @@ import { batchNames, type ExplainedResult, explainedQuery } from './namespace-hi
 import { PathWriter } from './node-path.js';
 import { MAX_PADDED_VALUE_PROBES, type ProbeAllowance } from './padded-value-hint.js';
 import type { OutputBudget, QueryOutput, QueryResult } from './result.js';
-import { markupWithinBudget, pathsWithinBudget, withinBudget } from './within-budget.js';
+import { markupWithinBudget, pathsWithinBudget, shownCost, withinBudget } from './within-budget.js';
 import { checkBindings, guardExpression, type Namespaces } from './xpath-guard.js';
 import { xpathNumberToString } from './xpath-number.js';
 import { answerXPath31, looksLikeXPath31, mayBeXPath31, xpath31Error, xpath31View } from './xpath31.js';
@@ -185,8 +185,8 @@ function answer(
 /** Characters an answer takes in the budget: its values, and for paths the line numbers too. */
 function charsOf(result: QueryResult): number {
   let chars = 0;
-  for (const value of result.values) chars += value.length;
-  for (const line of result.lines ?? []) chars += String(line).length + 1;
+  for (const value of result.values) chars += shownCost(value);
+  for (const line of result.lines ?? []) chars += String(line).length + 7;
   return chars;
 }
 

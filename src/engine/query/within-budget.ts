@@ -8,7 +8,32 @@ import type { OutputBudget, QueryResult } from './result.js';
 /*
  * Reading an answer's items within the output budget, the same for either evaluator (XPath 1.0's
  * node-sets, XPath 3.1's sequences): values past the budget are never read.
+ *
+ * A client shows its model either the text or the JSON of structuredContent (docs/adr/0046), so
+ * a value costs what it takes in the larger of the two: as a JSON string, its quotes, escapes and
+ * the comma after it (`shownCost`). The text's form (the value and a line break) is never longer.
  */
+
+/** What one value takes of the budget: its length as a JSON array element. */
+export function shownCost(value: string): number {
+  return JSON.stringify(value).length + 1;
+}
+
+/**
+ * `value` cut so that, with CUT_MARK after it, it costs at most `room` (`shownCost`); '' when not
+ * even the mark fits. Each round removes as many units as the escapes overran, so it ends within
+ * a few rounds whatever the value.
+ */
+export function cutToCost(value: string, room: number): string {
+  let keep = room - CUT_MARK.length - 3;
+  while (keep > 0) {
+    const cut = cutAt(value, keep) + CUT_MARK;
+    const over = shownCost(cut) - room;
+    if (over <= 0) return cut;
+    keep -= over;
+  }
+  return '';
+}
 
 /**
  * Reads values until the budget is spent; values past it are never even read from libxml2,
@@ -26,12 +51,15 @@ export function withinBudget(
     const remaining = budget.maxChars - chars;
     if (values.length >= budget.maxValues || remaining <= 0) return { values, truncated: true };
     const value = valueAt(i);
-    if (value.length > remaining) {
-      if (remaining > CUT_MARK.length) values.push(cutAt(value, remaining - CUT_MARK.length) + CUT_MARK);
+    // A value longer than what is left cannot fit whatever its escapes: no need to write its JSON.
+    const cost = value.length >= remaining ? Number.POSITIVE_INFINITY : shownCost(value);
+    if (cost > remaining) {
+      const cut = cutToCost(value, remaining);
+      if (cut !== '') values.push(cut);
       return { values, truncated: true };
     }
     values.push(value);
-    chars += value.length;
+    chars += cost;
   }
   return { values };
 }
@@ -56,10 +84,13 @@ export function markupWithinBudget(
     const share = Math.min(remaining, Math.max(MIN_NODE_MARKUP_CHARS, Math.floor(remaining / (shown - i))));
     if (i >= shown || share <= CUT_MARK.length) return { values, truncated: true };
     const markup = serializeNode(nodeAt(i), share);
-    const value = markup.cut ? cutAt(markup.text, share - CUT_MARK.length) + CUT_MARK : markup.text;
-    truncated ||= markup.cut;
+    // Markup's quotes are escaped in JSON: a node that fits as text may still overrun its share.
+    const cut = markup.cut || shownCost(markup.text) > share;
+    const value = cut ? cutToCost(markup.text, share) : markup.text;
+    if (value === '') return { values, truncated: true };
+    truncated ||= cut;
     values.push(value);
-    chars += value.length;
+    chars += shownCost(value);
   }
   return truncated ? { values, truncated: true } : { values };
 }
@@ -82,7 +113,9 @@ export function pathsWithinBudget(
     const node = nodeAt(i);
     const path = paths.pathOf(node);
     const line = lineOf(node) ?? 0;
-    chars += path.length + String(line).length + 1;
+    // The larger of the path as a JSON string beside its line as a number, and the text's
+    // `PATH (line N)` line: the text's 7 characters more than the JSON's comma cover both.
+    chars += shownCost(path) + String(line).length + 7;
     if (chars > budget.maxChars) return { values, lines, truncated: true };
     values.push(path);
     lines.push(line);

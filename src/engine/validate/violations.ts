@@ -51,13 +51,16 @@ function collect(collection: Collection, violation: RawViolation): void {
   const fullPath = violation.path();
   const message = cut(fullMessage);
   const path = fullPath === null ? null : cut(fullPath);
-  const chars = message.length + (path?.length ?? 0);
+  const line = violation.line();
+  const listed = { message, path, line: line > 0 ? line : null };
+  // What it takes in the larger of the answer's forms, structuredContent's JSON (its text's
+  // `N. line L, PATH: MESSAGE` is shorter than the keys and quotes): docs/adr/0046.
+  const chars = JSON.stringify(listed).length + 1;
   if (collection.chars + chars > VIOLATION_OUTPUT_CHARS) {
     collection.full = true;
     return;
   }
-  const line = violation.line();
-  collection.listed.push({ message, path, line: line > 0 ? line : null });
+  collection.listed.push(listed);
   collection.chars += chars;
   if (message !== fullMessage || path !== fullPath) collection.cut = true;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateDocument } from '../../../bench/documents.js';
 import { parseDocument } from '../../../src/engine/parse.js';
 import { CUT_MARK, query, queryAll, queryDocument } from '../../../src/engine/query/query.js';
+import { shownCost } from '../../../src/engine/query/within-budget.js';
 import { MAX_BATCH_XPATH_OPERATIONS, MIN_NODE_MARKUP_CHARS } from '../../../src/limits.js';
 
 const POM = 'http://maven.apache.org/POM/4.0.0';
@@ -67,26 +68,27 @@ describe('query with output "xml"', () => {
 
   it('cuts each node at its share of the budget, says so, and keeps the count exact', () => {
     const doc = `<r>${`<e>${'x'.repeat(500)}</e>`.repeat(10)}</r>`;
+    // A node's share is what it may take as a JSON string (its quotes and comma included).
     const one = xml(doc, '/r', {}, { maxChars: 1000, maxValues: 1000 });
     expect(one.truncated).toBe(true);
-    expect(one.values[0]).toHaveLength(1000);
+    expect(shownCost(one.values[0] ?? '')).toBe(1000);
     expect(one.values[0]?.endsWith(CUT_MARK)).toBe(true);
     const each = xml(doc, '//e', {}, { maxChars: 3000, maxValues: 1000 });
     expect(each.count).toBe(10);
     expect(each.truncated).toBe(true);
     // Ten nodes share 3,000 characters: 300 each, the floor of 200 being below that.
     expect(each.values).toHaveLength(10);
-    expect(each.values.every((value) => value.length === 300 && value.endsWith(CUT_MARK))).toBe(true);
+    expect(each.values.every((value) => shownCost(value) === 300 && value.endsWith(CUT_MARK))).toBe(true);
     const many = xml(doc, '//e', {}, { maxChars: 1000, maxValues: 1000 });
     expect(many.values).toHaveLength(Math.floor(1000 / MIN_NODE_MARKUP_CHARS));
-    expect(many.values.join('').length).toBeLessThanOrEqual(1000);
+    expect(many.values.reduce((chars, value) => chars + shownCost(value), 0)).toBeLessThanOrEqual(1000);
   });
 
   it('gives a small node its markup whole and leaves its unused share to the next ones', () => {
     const doc = `<r><e>short</e><e>${'y'.repeat(1500)}</e></r>`;
     const result = xml(doc, '//e', {}, { maxChars: 1000, maxValues: 1000 });
     expect(result.values[0]).toBe('<e>short</e>');
-    expect(result.values[1]).toHaveLength(1000 - '<e>short</e>'.length);
+    expect(shownCost(result.values[1] ?? '')).toBe(1000 - shownCost('<e>short</e>'));
   });
 
   it('never splits a surrogate pair where it cuts', () => {
@@ -101,7 +103,9 @@ describe('query with output "xml"', () => {
     try {
       for (const xpath of ['/', '/*']) {
         const result = queryDocument(doc, xpath, {}, { maxChars: 5000, maxValues: 1000 }, 'xml');
-        expect(result.values[0]).toHaveLength(5000);
+        // Within the budget, short of it by at most the escapes the last cut removed.
+        expect(shownCost(result.values[0] ?? '')).toBeLessThanOrEqual(5000);
+        expect(shownCost(result.values[0] ?? '')).toBeGreaterThan(4900);
         expect(result.values[0]?.endsWith(CUT_MARK)).toBe(true);
       }
     } finally {
@@ -116,7 +120,7 @@ describe('query with output "xml"', () => {
       {},
       { maxChars: 1000, maxValues: 10 },
     );
-    expect(result.values.map((value) => value.length)).toEqual([500, 500]);
+    expect(result.values.map(shownCost)).toEqual([500, 500]);
   });
 
   it('loads nothing: an external entity reference is written as a reference', () => {
@@ -245,16 +249,18 @@ describe('queryAll (a batch)', () => {
 
   it('shares the output budget: each expression gets an equal share of what the ones before it left', () => {
     const doc = `<r>${'<v>1234567890</v>'.repeat(100)}</r>`;
-    const [first, second, third] = queryAll(
-      doc,
-      ['//v', 'count(//v)', '//v'],
-      {},
-      { maxChars: 300, maxValues: 1000 },
-    );
+    const results = queryAll(doc, ['//v', 'count(//v)', '//v'], {}, { maxChars: 300, maxValues: 1000 });
+    const [first, second, third] = results;
     expect(first).toMatchObject({ count: 100, truncated: true });
-    expect(first && 'values' in first ? first.values.join('') : '').toHaveLength(100);
+    // `"1234567890",` costs 13: seven fit the first's 100, the cut mark not in the 9 left.
+    const cost = (entry: (typeof results)[number] | undefined) =>
+      entry && 'values' in entry ? entry.values.reduce((chars, value) => chars + shownCost(value), 0) : 0;
+    expect(first && 'values' in first ? first.values : []).toHaveLength(7);
     expect(second).toMatchObject({ values: ['100'] });
-    expect(third && 'values' in third ? third.values.join('').length : 0).toBe(300 - 100 - 3);
+    // The third has what the first two left, all of it in whole values: 8 is too few for the mark.
+    expect(third && 'values' in third ? third.values : []).toHaveLength(
+      Math.floor((300 - cost(first) - cost(second)) / 13),
+    );
   });
 
   it('shares the XPath operation budget, so runaway expressions stop the batch, not the worker', () => {

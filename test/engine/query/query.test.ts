@@ -192,15 +192,17 @@ describe('query', () => {
   it('cuts values past the output budget while keeping the count exact', () => {
     const xml = `<r>${'<v>12345</v>'.repeat(50)}</r>`;
     const tens = `<r>${'<v>1234567890</v>'.repeat(50)}</r>`;
-    // The value crossing the budget ends in the cut mark (a cut id is never read as a whole one)...
-    expect(query(tens, '//v', {}, { maxChars: 28, maxValues: 100 })).toEqual({
+    // A value costs what it takes as a JSON array element, the larger of the answer's two forms:
+    // `"1234567890",` is 13. The value crossing the budget ends in the cut mark (a cut id is
+    // never read as a whole one)...
+    expect(query(tens, '//v', {}, { maxChars: 37, maxValues: 100 })).toEqual({
       type: 'node-set',
       count: 50,
       values: ['1234567890', '1234567890', '12…[cut]'],
       truncated: true,
     });
     // ...or is left out when the mark would not fit.
-    expect(query(xml, '//v', {}, { maxChars: 12, maxValues: 100 })).toEqual({
+    expect(query(xml, '//v', {}, { maxChars: 20, maxValues: 100 })).toEqual({
       type: 'node-set',
       count: 50,
       values: ['12345', '12345'],
@@ -211,10 +213,10 @@ describe('query', () => {
       truncated: true,
     });
     expect(query(xml, '//v', {}, { maxChars: 1000, maxValues: 4 }).values).toHaveLength(4);
-    expect(query(xml, 'string(/)', {}, { maxChars: 7, maxValues: 100 })).toEqual({
+    expect(query(xml, 'string(/)', {}, { maxChars: 11, maxValues: 100 })).toEqual({
       type: 'string',
       count: 1,
-      values: ['1…[cut]'],
+      values: ['12…[cut]'],
       truncated: true,
     });
     expect(query(xml, 'count(//v)', {}, { maxChars: 1, maxValues: 1 })).toEqual({
@@ -225,8 +227,9 @@ describe('query', () => {
   });
 
   it('never cuts a surrogate pair in half at the budget', () => {
-    // 105 characters less the cut mark's 6 would end inside the 25th 😀: the cut backs off one.
-    const cut = query(`<r><t>${'ab😀'.repeat(30)}</t></r>`, '//t', {}, { maxChars: 105, maxValues: 10 });
+    // 108 less the cut mark's 6, the quotes and the comma would end inside the 25th 😀: the cut
+    // backs off one.
+    const cut = query(`<r><t>${'ab😀'.repeat(30)}</t></r>`, '//t', {}, { maxChars: 108, maxValues: 10 });
     expect(cut.truncated).toBe(true);
     expect(cut.values[0]?.isWellFormed()).toBe(true);
     expect(cut.values[0]).toHaveLength(104);

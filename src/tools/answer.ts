@@ -1,0 +1,33 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+
+/*
+ * One answer, two channels (docs/adr/0046-every-channel-a-whole-answer.md). Clients show their
+ * model either the text or the JSON of `structuredContent`, never reliably both: each must be
+ * the whole answer. A tool states its answer once, as its facts and the sentences it adds to
+ * them, and both channels are written from that here, so a hint added to one cannot be missing
+ * from the other.
+ */
+
+/** What a tool says: the facts, what the text makes of them, and the sentences about them. */
+export interface Answer {
+  /** The text's first lines: the values, the verdict, the summary (what `facts` hold, in words). */
+  body: string;
+  /** structuredContent's fields: the same facts as data. */
+  facts: Record<string, unknown>;
+  /**
+   * Every sentence the text says beyond the facts (hints, warnings, what was cut and how to get
+   * the rest, next steps), in the order the text gives them: lines after the body there, the
+   * `notes` array in structuredContent. Empty strings are left out.
+   */
+  notes?: readonly string[];
+}
+
+/** An answer as a result: text, then structuredContent with `notes` last among the facts. */
+export function answered(answer: Answer, options: { isError?: boolean } = {}): CallToolResult {
+  const notes = (answer.notes ?? []).filter((note) => note !== '');
+  return {
+    content: [{ type: 'text', text: [answer.body, ...notes].join('\n') }],
+    structuredContent: notes.length === 0 ? answer.facts : { ...answer.facts, notes },
+    ...(options.isError ? { isError: true } : {}),
+  };
+}
