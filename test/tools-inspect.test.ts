@@ -124,15 +124,14 @@ describe('xml_inspect shows the shape a query needs', () => {
       maxDepth: 3,
       totalElements: 2,
       attributes: 0,
-      elements: [
-        { name: 'r', count: 1 },
-        { name: 't', count: 1 },
-      ],
+      elements: { r: 1, t: 1 },
       details: { r: 't', t: 'text' },
       namespaces: [],
       outline: ['/r: t'],
       values: { '/r/t': 'x' },
       distinctPaths: 2,
+      legend: expect.stringMatching(/^outline: per distinct element path/),
+      notes: ['Namespaces: none to bind (unprefixed XPath names match these elements).'],
     });
   });
 
@@ -225,5 +224,40 @@ describe('xml_inspect inside its character budget', () => {
     expect(text(roomy)).toContain(
       '  field0: 2 — @kind; text\n    @kind (2 paths): k0×2\n    text (2 paths): 2 distinct: "value 0 of a" "value 0 of b"\n',
     );
+  });
+});
+
+describe('xml_inspect in a client that shows only structuredContent', () => {
+  /** The answer without the session's handle and the note saying what to do with it. */
+  const shown = (result: CallResult) => {
+    const { document: _handle, notes = [], ...rest } = result.structuredContent as { notes?: string[] };
+    const kept = notes.filter((note) => !note.startsWith('Next time pass'));
+    return JSON.stringify(kept.length > 0 ? { ...rest, notes: kept } : rest);
+  };
+
+  it('fits its JSON within max_chars as the text fits, from 2,000 characters up', async () => {
+    for (const name of ['pom.xml', 'docbook-chapter.xml', 'atom.xml', 'icon.svg.xml']) {
+      for (const max_chars of [2_000, DEFAULT_INSPECT_CHARS, 30_000]) {
+        const result = await call('xml_inspect', { xml: fixture(name), max_chars });
+        expect(text(result).length).toBeLessThanOrEqual(max_chars);
+        expect(shown(result).length).toBeLessThanOrEqual(max_chars);
+      }
+    }
+  });
+
+  it('says in structuredContent what the text says: the bindings to pass, the legend, what was left out', async () => {
+    const result = await call('xml_inspect', { xml: fixture('pom.xml'), max_chars: 2_000 });
+    const structured = result.structuredContent as { notes: string[]; legend: string };
+    const binding = structured.notes.find((note) => note.startsWith('Pass to xml_query as "namespaces"'));
+    expect(binding).toContain('"http://maven.apache.org/POM/4.0.0"');
+    expect(structured.notes).toContainEqual(
+      expect.stringMatching(/^Elements in a default namespace need a prefix in XPath too: \/\/ns1:/),
+    );
+    expect(structured.notes.some((note) => /left out/.test(note))).toBe(true);
+    expect(structured.legend).toMatch(/^outline: per distinct element path/);
+    // Every note is a line of the text, in the same order.
+    const lines = text(result).split('\n');
+    const noted = structured.notes.filter((note) => !note.startsWith('Next time pass'));
+    expect(lines.filter((line) => noted.includes(line))).toEqual(noted);
   });
 });

@@ -8,10 +8,16 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
  * from the other.
  */
 
+/**
+ * A line of the text: what the facts hold, in words, or a note said where it belongs among them
+ * (xml_inspect's binding sentence after its namespaces), which structuredContent lists in `notes`.
+ */
+export type Line = string | { note: string };
+
 /** What a tool says: the facts, what the text makes of them, and the sentences about them. */
 export interface Answer {
   /** The text's first lines: the values, the verdict, the summary (what `facts` hold, in words). */
-  body: string;
+  body: string | readonly Line[];
   /** structuredContent's fields: the same facts as data. */
   facts: Record<string, unknown>;
   /**
@@ -24,9 +30,14 @@ export interface Answer {
 
 /** An answer as a result: text, then structuredContent with `notes` last among the facts. */
 export function answered(answer: Answer, options: { isError?: boolean } = {}): CallToolResult {
-  const notes = (answer.notes ?? []).filter((note) => note !== '');
+  const lines = [
+    ...(typeof answer.body === 'string' ? [answer.body] : answer.body),
+    ...(answer.notes ?? []).map((note) => ({ note })),
+  ].filter((line) => (typeof line === 'string' ? true : line.note !== ''));
+  const notes = lines.flatMap((line) => (typeof line === 'string' ? [] : [line.note]));
+  const text = lines.map((line) => (typeof line === 'string' ? line : line.note)).join('\n');
   return {
-    content: [{ type: 'text', text: [answer.body, ...notes].join('\n') }],
+    content: [{ type: 'text', text }],
     structuredContent: notes.length === 0 ? answer.facts : { ...answer.facts, notes },
     ...(options.isError ? { isError: true } : {}),
   };

@@ -8,7 +8,8 @@ import {
   MAX_OUTPUT_CHARS,
   MIN_OUTPUT_CHARS,
 } from '../limits.js';
-import { answering, type Declares, defineTool, documentArguments, encode, toolResult } from './tool.js';
+import { answered, type Line } from './answer.js';
+import { answering, type Declares, defineTool, documentArguments, encode } from './tool.js';
 
 const count = z.int().min(0);
 
@@ -17,7 +18,7 @@ const output = z.object({
   maxDepth: count,
   totalElements: count,
   attributes: count,
-  elements: z.array(z.object({ name: z.string(), count })),
+  elements: z.object({}).catchall(count),
   details: z.object({}).catchall(z.string()),
   namespaces: z.array(
     z.object({
@@ -33,11 +34,15 @@ const output = z.object({
   distinctElements: count.optional(),
   distinctNamespaces: count.optional(),
   truncated: z.literal(true).optional(),
+  legend: z.string(),
 });
 
 true satisfies Declares<
   typeof output,
-  Omit<InspectResult, 'omitted' | 'unprefixedExample' | 'outlineValues' | 'elementValues'>
+  Omit<InspectResult, 'omitted' | 'unprefixedExample' | 'outlineValues' | 'elementValues' | 'elements'> & {
+    elements: Record<string, number>;
+    legend: string;
+  }
 >;
 
 export const xmlInspect = defineTool({
@@ -64,7 +69,12 @@ export const xmlInspect = defineTool({
         elementValues: _nameValues,
         ...structured
       } = result;
-      return toolResult(render(result, max_chars), structured);
+      // Each name's count keyed by the name: as short as the text's `name: count` line.
+      const elements = Object.fromEntries(structured.elements.map(({ name, count }) => [name, count]));
+      return answered({
+        body: render(result, max_chars),
+        facts: { ...structured, elements, legend: legend(result) },
+      });
     });
   },
 });
@@ -73,9 +83,24 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-function render(result: InspectResult, maxChars: number): string {
+/** Whether the answer shows what fields hold: the headings then say how to read it. */
+const hasValues = (under: string[][]) => under.some((fields) => fields.length > 0);
+
+/**
+ * How to read structuredContent's lists, once: the text's headings say it of the text's layout,
+ * this of the JSON's fields, in the same notation (docs/adr/0046).
+ */
+function legend(result: InspectResult): string {
+  return `outline: per distinct element path, its count (×N), @attributes, child elements, "text" if it holds text; ×N after an attribute: how many carry it, after a child: how many there are, where that differs from the count; a leaf without attributes is named only on its parent's entry. elements: count per name, most frequent first; details: what each name's elements hold (attributes; children; text).${
+    hasValues(result.outlineValues) || hasValues(result.elementValues)
+      ? ' values: what an attribute or leaf holds, by path (//NAME: over all its paths): value×count (all values unless `e.g.` or `…+N more` follows), a range, or how many distinct (≈ estimated) with examples; quoted where spaces matter.'
+      : ''
+  }`;
+}
+
+function render(result: InspectResult, maxChars: number): Line[] {
   const names = result.distinctElements ?? result.elements.length;
-  const lines = [
+  const lines: Line[] = [
     `Root element: ${result.root}`,
     `Maximum depth: ${result.maxDepth}`,
     `Elements: ${result.totalElements} in ${plural(names, 'name')}; attributes: ${result.attributes}`,
@@ -84,7 +109,7 @@ function render(result: InspectResult, maxChars: number): string {
   if (result.outline.length > 0) {
     lines.push(
       `Outline, one line per distinct element path (a leaf without attributes is named only on its parent's line): its count (×N), @attributes, child elements, and "text" when it holds text; ×N after an attribute is how many carry it, after a child how many there are, where that differs from the count${
-        result.outlineValues.some((under) => under.length > 0)
+        hasValues(result.outlineValues)
           ? '. Indented under it, what its attributes and leaves hold: value×count (every value, unless `e.g.` or `…+N more` follows), a range, or how many distinct (≈ estimated) with examples; quoted where spaces matter'
           : ''
       }:`,
@@ -96,17 +121,17 @@ function render(result: InspectResult, maxChars: number): string {
   }
   if (result.omitted.values > 0) {
     lines.push(
-      `[Values of ${result.omitted.values} of ${result.omitted.fields} fields left out: raise max_chars, or ask xml_query, e.g. distinct-values(//NAME/@ATTR).]`,
+      note`[Values of ${result.omitted.values} of ${result.omitted.fields} fields left out: raise max_chars, or ask xml_query, e.g. distinct-values(//NAME/@ATTR).]`,
     );
   }
   if (result.omitted.paths > 0) {
     lines.push(
-      `[${result.omitted.paths} of ${result.distinctPaths} paths left out (the deepest first): output budget of ${maxChars} characters. Raise max_chars, or ask xml_query, e.g. count(/*/*/*).]`,
+      note`[${result.omitted.paths} of ${result.distinctPaths} paths left out (the deepest first): output budget of ${maxChars} characters. Raise max_chars, or ask xml_query, e.g. count(/*/*/*).]`,
     );
   }
   lines.push(
     `Element names: count — attributes; child elements; text (as above), most frequent first${
-      result.elementValues.some((under) => under.length > 0)
+      hasValues(result.elementValues)
         ? '; indented under a name at several paths, what a field holds over them'
         : ''
     }:`,
@@ -118,23 +143,30 @@ function render(result: InspectResult, maxChars: number): string {
   });
   if (result.elements.length < names) {
     lines.push(
-      `  [${names - result.elements.length} less frequent names left out: output budget of ${maxChars} characters (max_chars; at most ${MAX_INSPECT_NAMES} names / ${MAX_INSPECT_NAME_CHARS} characters of names). Ask xml_query, e.g. count(//*[local-name()='NAME']).]`,
+      note`  [${names - result.elements.length} less frequent names left out: output budget of ${maxChars} characters (max_chars; at most ${MAX_INSPECT_NAMES} names / ${MAX_INSPECT_NAME_CHARS} characters of names). Ask xml_query, e.g. count(//*[local-name()='NAME']).]`,
     );
   }
   if (result.omitted.details > 0) {
     lines.push(
-      `  [Attributes and children of ${plural(result.omitted.details, 'less frequent name')} left out: raise max_chars, or ask xml_query, e.g. //NAME[1]/@* and name(//NAME[1]/*).]`,
+      note`  [Attributes and children of ${plural(result.omitted.details, 'less frequent name')} left out: raise max_chars, or ask xml_query, e.g. //NAME[1]/@* and name(//NAME[1]/*).]`,
     );
   }
   if (result.omitted.cutLines > 0) {
     lines.push(
-      `[${plural(result.omitted.cutLines, 'line')} name only the first attributes or children (…+N more): raise max_chars to see more.]`,
+      note`[${plural(result.omitted.cutLines, 'line')} name only the first attributes or children (…+N more): raise max_chars to see more.]`,
     );
   }
-  return lines.join('\n');
+  return lines;
 }
 
-function namespaceLines(result: InspectResult): string[] {
+/** A note said in its place in the text, and listed in structuredContent's `notes`. */
+function note(strings: TemplateStringsArray, ...values: unknown[]): Line {
+  return {
+    note: strings.reduce((text, part, i) => text + part + (i < values.length ? String(values[i]) : ''), ''),
+  };
+}
+
+function namespaceLines(result: InspectResult): Line[] {
   const bindable = result.namespaces.filter(({ uri }) => uri !== XML_NAMESPACE);
   const xml = result.namespaces.find(({ uri }) => uri === XML_NAMESPACE);
   const builtIn = xml
@@ -143,16 +175,16 @@ function namespaceLines(result: InspectResult): string[] {
   const namespaces = result.distinctNamespaces ?? result.namespaces.length;
   const leftOut =
     result.namespaces.length < namespaces
-      ? `  [${namespaces - result.namespaces.length} more namespaces left out: output budget. Their elements answer *[local-name()='NAME'].]`
+      ? note`  [${namespaces - result.namespaces.length} more namespaces left out: output budget. Their elements answer *[local-name()='NAME'].]`
       : undefined;
   if (bindable.length === 0) {
     return [
-      'Namespaces: none to bind (unprefixed XPath names match these elements).',
+      note`Namespaces: none to bind (unprefixed XPath names match these elements).`,
       ...(builtIn ? [builtIn] : []),
       ...(leftOut ? [leftOut] : []),
     ];
   }
-  const lines = ['Namespaces (XPath needs a prefix for each, even a default namespace):'];
+  const lines: Line[] = ['Namespaces (XPath needs a prefix for each, even a default namespace):'];
   const bindings: Record<string, string> = {};
   const unprefixed: string[] = [];
   bindable.forEach(({ uri, prefixes, elements, attributes }, index) => {
@@ -175,10 +207,10 @@ function namespaceLines(result: InspectResult): string[] {
   if (builtIn) lines.push(builtIn);
   if (leftOut) lines.push(leftOut);
   lines.push(
-    `Pass to xml_query as "namespaces": ${JSON.stringify(bindings)} (any prefix works; the URI is what matches).`,
+    note`Pass to xml_query as "namespaces": ${JSON.stringify(bindings)} (any prefix works; the URI is what matches).`,
   );
   if (unprefixed.length > 0) {
-    lines.push(`Elements in a default namespace need a prefix in XPath too: ${unprefixed.join('; ')}.`);
+    lines.push(note`Elements in a default namespace need a prefix in XPath too: ${unprefixed.join('; ')}.`);
   }
   return lines;
 }

@@ -155,7 +155,7 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
       if (allowance.left < MIN_LINE_CHARS) break;
       if (shown.has(path)) continue;
       const line = remembered(lineTexts, path, () => pathLine(path, shape.names, lineCap));
-      if (allowance.claim(line.text.length + 1)) shown.add(path);
+      if (allowance.claim(jsonChars(line.text) + 1)) shown.add(path);
     }
   };
   const listed: NameShape[] = [];
@@ -165,8 +165,8 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     while (listed.length < Math.min(names.length, MAX_INSPECT_NAMES)) {
       const name = names[listed.length] as NameShape;
       const written = shape.names[name.name] as string;
-      // `  name: count` and its line break.
-      const cost = written.length + String(name.count).length + 5;
+      // The larger of the text's `  NAME: N` with its line break and structuredContent's `"NAME":N,`.
+      const cost = Math.max(written.length + 5, jsonChars(written) + 2) + String(name.count).length;
       if (nameChars + written.length > MAX_INSPECT_NAME_CHARS || !allowance.claim(cost)) break;
       nameChars += written.length;
       listed.push(name);
@@ -179,13 +179,23 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     for (const name of listed) {
       if (detailed.has(name)) continue;
       const detail = remembered(detailsByName, name, () => detailsOf(name, shape.names, lineCap));
-      if (detail.text !== '' && allowance.claim(detail.text.length + 3)) detailed.add(name);
+      // `"NAME":"DETAIL",` (the text's ` — DETAIL` is shorter).
+      const cost = jsonChars(shape.names[name.name] as string) + jsonChars(detail.text) + 2;
+      if (detail.text !== '' && allowance.claim(cost)) detailed.add(name);
     }
   };
   const shownFields = new Set<Field>();
   let noted = false;
-  /** Claims each field's line (indented, and its line break) if it fits, the sentences about values with the first. */
-  const showFields = (fields: Field[], allowance: Allowance, indent: number) => {
+  /**
+   * Claims each field's line if it fits, the sentences about values with the first: the larger
+   * of the text's indented line and structuredContent's `"KEY":"VALUES",` (`keyOf`).
+   */
+  const showFields = (
+    fields: Field[],
+    allowance: Allowance,
+    indent: number,
+    keyOf: (field: Field) => string,
+  ) => {
     for (const field of fields.slice(0, FIELDS_PER_LINE)) {
       if (shownFields.has(field)) continue;
       if (!noted) {
@@ -193,7 +203,8 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
         noted = allowance.claim(VALUES_NOTE_CHARS);
       }
       field.text ??= `${field.label}: ${profileText(field.profile, field.occurrences, lineCap)}`;
-      if (allowance.claim(indent + field.text.length + 1)) shownFields.add(field);
+      const json = jsonChars(keyOf(field)) + jsonChars(field.text.slice(field.label.length + 2)) + 2;
+      if (allowance.claim(Math.max(indent + field.text.length + 1, json))) shownFields.add(field);
     }
   };
   /** Fills, within a limit, the values of the owners' (lines', names') fields, the owners shown first. */
@@ -202,6 +213,7 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     isShown: (owner: K) => boolean,
     fieldsFor: (owner: K) => Field[],
     indent: number,
+    keyOf: (owner: K, field: Field) => string,
   ) => {
     const byOwner = new Map<K, Field[]>();
     const fill = (limit: number) => {
@@ -213,6 +225,7 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
             remembered(byOwner, owner, () => fieldsFor(owner)),
             allowance,
             indent,
+            (field) => keyOf(owner, field),
           );
       }
     };
@@ -223,12 +236,14 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     (path) => shown.has(path),
     (path) => fieldsOf(path, shape.names),
     OUTLINE_VALUE_INDENT,
+    (path, field) => `${lineTexts.get(path)?.path}/${field.key}`,
   );
   const nameValues = valuesOf(
     listed,
     (name) => detailed.has(name),
     (name) => nameFieldsOf(name, shape.names),
     NAME_VALUE_INDENT,
+    (_name, field) => field.key,
   );
   fillOutline(Math.floor(budget.left / 4));
   listNames(Math.floor(budget.left / 4));
@@ -368,6 +383,15 @@ class Allowance {
     this.#budget.take(chars);
     return true;
   }
+}
+
+/**
+ * A string's length in JSON, quotes and escapes included: what it takes in structuredContent,
+ * which a client may show its model instead of the text (docs/adr/0046), so the budget counts
+ * the larger of the two forms.
+ */
+function jsonChars(text: string): number {
+  return JSON.stringify(text).length;
 }
 
 /** The map's value for `key`, made and kept the first time it is asked for. */
