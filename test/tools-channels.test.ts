@@ -68,8 +68,8 @@ const cases: Array<[string, string, Record<string, unknown>, RegExp]> = [
   [
     'a value padded with white space',
     'xml_query',
-    { xml: plain, xpath: '//v[.="padded"]' },
-    /normalize-space\(v\)/,
+    { xml: '<r><v> padded </v><v>Value</v></r>', xpath: "//r[v='padded']" },
+    /So write `\/\/r\[normalize-space\(v\)='padded'\]`/,
   ],
   [
     'white edges of a value',
