@@ -192,7 +192,7 @@ INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":
 QUERY='"name":"xml_query","arguments":{"xml":"<library><book><title>Dune</title></book><book><title>Emma</title></book></library>","xpath":"count(//book)"}'
 # The answer to $QUERY: "2", as text and as structured content (with the document's handle as
 # well, which every answer to a text gives: ADR 0039).
-ANSWERS_2='!res.isError && res.content[0].text === "2" && eq(res.structuredContent, {type: "number", count: 1, values: ["2"], ...(res.structuredContent.document === undefined ? {} : {document: res.structuredContent.document})})'
+ANSWERS_2='!res.isError && res.content[0].text === "2" && ((sc) => eq(sc, {type: "number", count: 1, values: ["2"], ...(sc.document === undefined ? {} : {notes: [`Next time pass "document": "${sc.document}" instead of the text.`], document: sc.document})}))(res.structuredContent)'
 # The same answer as $ANSWERS_2, with the document's handle.
 HELD_2='/^d_[A-Za-z0-9_-]{22}$/.test(res.structuredContent.document) && res.content[res.content.length - 1].text.startsWith("document: " + res.structuredContent.document)'
 

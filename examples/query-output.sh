@@ -57,7 +57,7 @@ cat > "$TMP/output.in" <<EOF
 {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"examples","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"xml_query","arguments":{"xml":$POM,"xpath":"//m:dependency[m:scope='test']","namespaces":$M,"output":"xml"}}}
-{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"xml_query","arguments":{"xml":$ATOM,"xpath":"//a:entry","namespaces":$A,"output":"xml","max_chars":100}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"xml_query","arguments":{"xml":$ATOM,"xpath":"//a:entry","namespaces":$A,"output":"xml","max_chars":108}}}
 {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"xml_query","arguments":{"xml":$SVG,"xpath":"//@*","output":"xml"}}}
 {"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"xml_query","arguments":{"xml":$POM,"xpath":"//m:artifactId","namespaces":$M,"output":"paths"}}}
 {"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"xml_query","arguments":{"xml":$ATOM,"xpath":"//*[local-name()='link']/@href","output":"paths"}}}
@@ -70,7 +70,7 @@ EOF
 S=output
 expect $S 2  'output xml: the test dependency as markup, subtree and all' \
   '!isErr && eq(sc, {type: "node-set", count: 1, values: ["<dependency>\n      <groupId>org.junit.jupiter</groupId>\n      <artifactId>junit-jupiter</artifactId>\n      <scope>test</scope>\n    </dependency>"]}) && text === sc.values[0]'
-expect $S 3  'output xml: a node past its share of max_chars is cut and says so, count exact' \
+expect $S 3  'output xml: a node past its share of max_chars is cut and says so, count exact (each node costs what it takes as a JSON string: 85 and 23)' \
   '!isErr && sc.count === 2 && sc.truncated === true && sc.values[0] === "<entry><title>Robots Run Amok</title><link href=\"http://example.org/1\"/></entry>" && sc.values[1] === "<entry><title>…[cut]" && has(text, "1 of the 2 shown cut where …[cut] stands", "raise max_chars")'
 expect $S 4  'output xml: attributes as name="value", prefix as written' \
   '!isErr && eq(sc.values, ["viewBox=\"0 0 24 24\"", "id=\"a\"", "d=\"M12 2L2 7l10 5z\"", "xlink:href=\"#a\"", "fill=\"none\""])'

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { inMemoryClient, type CallResult as Result } from './support/in-memory-server.js';
 
 /*
- * Every sentence a tool adds to its facts reaches a model in either channel (docs/adr/0046): the
+ * Every sentence a tool adds to its facts reaches a model in either channel (docs/adr/0049): the
  * same note in the text, where a text-only client shows it, and in structuredContent's `notes`,
  * where Claude Code, VS Code and Codex show only the JSON. One case per kind of note the server
  * gives, through the SDK's in-memory client.

@@ -33,8 +33,9 @@ FAILED=0
 #       isErr (res.isError === true), eq(a, b) (deep equality), has(s, ...parts),
 #       held (the handles of the call's documents: {line, document, schema}). A stdio
 #       connection is a session, so answers about a document end with a content block
-#       `document: d_…` and carry it in structuredContent; text and sc leave those out
-#       (examples/handles.sh asserts on them through held).
+#       `document: d_…` and carry it in structuredContent, with a last note saying what to
+#       do with it; text and sc leave those out (examples/handles.sh asserts on them through
+#       held: {line, document, schema, note}).
 #   open_session SESSION
 #       start $TMP/SESSION.in with initialize (2025-06-18) and notifications/initialized.
 #   call_tool SESSION ID TOOL XML [EXTRA-ARGUMENTS-JSON]
@@ -114,6 +115,11 @@ for (const line of checks) {
     sc = { ...sc };
     delete sc.document;
     delete sc.schema;
+    if (Array.isArray(sc.notes) && /^Next time pass "document"/.test(sc.notes[sc.notes.length - 1])) {
+      sc.notes = sc.notes.slice(0, -1);
+      held.note = res.structuredContent.notes.at(-1);
+      if (sc.notes.length === 0) delete sc.notes;
+    }
   }
   const isErr = !!res && res.isError === true;
   let ok = false, why = "";

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 
 /*
- * One answer, two channels (docs/adr/0046-every-channel-a-whole-answer.md). Clients show their
+ * One answer, two channels (docs/adr/0049-every-channel-a-whole-answer.md). Clients show their
  * model either the text or the JSON of `structuredContent`, never reliably both: each must be
  * the whole answer. A tool states its answer once, as its facts and the sentences it adds to
  * them, and both channels are written from that here, so a hint added to one cannot be missing

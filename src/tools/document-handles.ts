@@ -200,7 +200,7 @@ function namingHandles(result: CallToolResult, byHandle: readonly Pair[]): CallT
  * The handles as `structuredContent` fields and as one last line of text, in a content block of
  * its own so that the tool's text (xml_format's: the new document) stays exactly what it was. The
  * first time a text was sent, both channels say what to do with the handle: a line's end in the
- * text, a last note in structuredContent (docs/adr/0046).
+ * text, a last note in structuredContent (docs/adr/0049).
  */
 function withHandles(
   result: CallToolResult,

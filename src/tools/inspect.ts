@@ -88,7 +88,7 @@ const hasValues = (under: string[][]) => under.some((fields) => fields.length > 
 
 /**
  * How to read structuredContent's lists, once: the text's headings say it of the text's layout,
- * this of the JSON's fields, in the same notation (docs/adr/0046).
+ * this of the JSON's fields, in the same notation (docs/adr/0049).
  */
 function legend(result: InspectResult): string {
   return `outline: per distinct element path, its count (×N), @attributes, child elements, "text" if it holds text; ×N after an attribute: how many carry it, after a child: how many there are, where that differs from the count; a leaf without attributes is named only on its parent's entry. elements: count per name, most frequent first; details: what each name's elements hold (attributes; children; text).${

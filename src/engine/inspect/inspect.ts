@@ -387,7 +387,7 @@ class Allowance {
 
 /**
  * A string's length in JSON, quotes and escapes included: what it takes in structuredContent,
- * which a client may show its model instead of the text (docs/adr/0046), so the budget counts
+ * which a client may show its model instead of the text (docs/adr/0049), so the budget counts
  * the larger of the two forms.
  */
 function jsonChars(text: string): number {

@@ -9,7 +9,7 @@ import type { OutputBudget, QueryResult } from './result.js';
  * Reading an answer's items within the output budget, the same for either evaluator (XPath 1.0's
  * node-sets, XPath 3.1's sequences): values past the budget are never read.
  *
- * A client shows its model either the text or the JSON of structuredContent (docs/adr/0046), so
+ * A client shows its model either the text or the JSON of structuredContent (docs/adr/0049), so
  * a value costs what it takes in the larger of the two: as a JSON string, its quotes, escapes and
  * the comma after it (`shownCost`). The text's form (the value and a line break) is never longer.
  */

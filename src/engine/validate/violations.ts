@@ -54,7 +54,7 @@ function collect(collection: Collection, violation: RawViolation): void {
   const line = violation.line();
   const listed = { message, path, line: line > 0 ? line : null };
   // What it takes in the larger of the answer's forms, structuredContent's JSON (its text's
-  // `N. line L, PATH: MESSAGE` is shorter than the keys and quotes): docs/adr/0046.
+  // `N. line L, PATH: MESSAGE` is shorter than the keys and quotes): docs/adr/0049.
   const chars = JSON.stringify(listed).length + 1;
   if (collection.chars + chars > VIOLATION_OUTPUT_CHARS) {
     collection.full = true;
