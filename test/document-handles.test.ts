@@ -5,6 +5,7 @@ import { EnginePool } from '../src/engine/runtime/pool.js';
 import { HELD_DOCUMENT_OVERHEAD_BYTES } from '../src/limits.js';
 import { createServer, STATELESS_CACHE } from '../src/server.js';
 import { HeldDocuments } from '../src/tools/held-documents.js';
+import { answerOf } from './support/in-memory-server.js';
 import { ORDER_SCHEMA } from './support/order-schema.js';
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
@@ -47,11 +48,7 @@ const lastLine = (result: Result) => texts(result).at(-1) ?? '';
 const handleOf = (result: Result) => (result.structuredContent as { document?: string }).document as string;
 /** The answer without its handles: what the same call with the text answers. */
 const withoutHandles = (result: Result) => {
-  const {
-    document: _d,
-    schema: _s,
-    ...structured
-  } = (result.structuredContent ?? {}) as Record<string, unknown>;
+  const structured = answerOf(result.structuredContent);
   const content = result.content as Array<{ text: string }>;
   return { text: content[0]?.text, structured, isError: result.isError ?? false };
 };

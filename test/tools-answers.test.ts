@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { inMemoryClient, type CallResult as Result, textOf as text } from './support/in-memory-server.js';
+import {
+  answerOf,
+  inMemoryClient,
+  type CallResult as Result,
+  textOf as text,
+} from './support/in-memory-server.js';
 
 /* The answers a model reads (docs/behaviour.md §2), through the SDK's in-memory client. */
 
 const { call } = inMemoryClient('answers-test', { cacheDocuments: true });
-/** structuredContent without the session's handle (ADR 0016): the answer itself. */
-const answer = (result: Result) => {
-  const { document: _handle, ...rest } = (result.structuredContent ?? {}) as Record<string, unknown>;
-  return rest;
-};
+const answer = (result: Result) => answerOf(result.structuredContent);
 
 const ATOM = 'http://www.w3.org/2005/Atom';
 const atom = `<feed xmlns="${ATOM}"><title>F</title><entry><title>A</title><summary>one

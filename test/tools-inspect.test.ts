@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDocument, SIZES } from '../bench/documents.js';
 import { DEFAULT_INSPECT_CHARS, MAX_OUTPUT_CHARS, MIN_OUTPUT_CHARS } from '../src/limits.js';
-import { type CallResult, connectInMemory, textOf as text } from './support/in-memory-server.js';
+import { answerOf, type CallResult, connectInMemory, textOf as text } from './support/in-memory-server.js';
 import { docbookBook, manyAttributes } from './support/shape-documents.js';
 
 /* xml_inspect through the SDK's in-memory client: the text a model reads and the structured answer. */
@@ -229,11 +229,7 @@ describe('xml_inspect inside its character budget', () => {
 
 describe('xml_inspect in a client that shows only structuredContent', () => {
   /** The answer without the session's handle and the note saying what to do with it. */
-  const shown = (result: CallResult) => {
-    const { document: _handle, notes = [], ...rest } = result.structuredContent as { notes?: string[] };
-    const kept = notes.filter((note) => !note.startsWith('Next time pass'));
-    return JSON.stringify(kept.length > 0 ? { ...rest, notes: kept } : rest);
-  };
+  const shown = (result: CallResult) => JSON.stringify(answerOf(result.structuredContent));
 
   it('fits its JSON within max_chars as the text fits, from 2,000 characters up', async () => {
     for (const name of ['pom.xml', 'docbook-chapter.xml', 'atom.xml', 'icon.svg.xml']) {

@@ -90,10 +90,7 @@ describe('the MCP server through an in-memory client', () => {
     expect(result.structuredContent).toMatchObject({
       root: 'feed',
       maxDepth: 2,
-      elements: [
-        { name: 'entry', count: 2 },
-        { name: 'feed', count: 1 },
-      ],
+      elements: { entry: 2, feed: 1 },
     });
   });
 

@@ -167,8 +167,13 @@ export class HandleMix {
     if (!given) return { result };
     const stripped: ToolAnswer = { ...result, content: content.slice(0, -1) };
     if (sc) {
-      const { document: _document, schema: _schema, ...rest } = sc;
-      stripped.structuredContent = rest;
+      const { document: _document, schema: _schema, notes, ...rest } = sc as typeof sc & { notes?: unknown };
+      // The note that says to pass the handles next time goes with them (docs/adr/0049).
+      const kept = Array.isArray(notes) ? [...(notes as string[])] : [];
+      const use = kept.at(-1)?.startsWith('Next time pass "') ? kept.pop() : undefined;
+      const missed = use && Object.values(inLine).find((handle) => !use.includes(`"${handle}"`));
+      if (missed) return { problem: `the handle's note ${JSON.stringify(use)} does not name ${missed}` };
+      stripped.structuredContent = kept.length > 0 ? { ...rest, notes: kept } : rest;
     }
     return { result: stripped };
   }

@@ -7,12 +7,11 @@ interface Named {
   count: number;
 }
 
-const byName = (a: Named, b: Named) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
 /**
  * An xml_inspect answer (docs/behaviour.md §2): root, depth, totals, each element name with its
  * count and what its elements hold, the namespaces with their element and attribute counts, and
- * the outline of distinct paths, all known from the model; the text gives the same lines.
+ * the outline of distinct paths, all known from the model; the text gives the same lines, and
+ * states each of structuredContent's notes (docs/adr/0049).
  */
 export function planInspect(doc: Doc): Plan {
   const f = doc.facts;
@@ -48,16 +47,20 @@ export function planInspect(doc: Doc): Plan {
         maxDepth: f.maxDepth,
         totalElements: f.totalElements,
         attributes: f.attributes,
-        elements: [...elements].sort(byName),
+        elements: Object.fromEntries(elements.map(({ name: element, count }) => [element, count])),
         details,
         namespaces,
         outline,
         distinctPaths: f.notes > 0 ? 5 : 4,
       };
-      const listed = Array.isArray(sc.elements) ? (sc.elements as Named[]) : [];
-      // The values depend on the random records: the model checks which fields have them.
-      const { values, ...rest } = sc as { values?: Record<string, string> };
-      const got = { ...rest, elements: [...listed].sort(byName) };
+      // The values depend on the random records: the model checks which fields have them. The
+      // legend and the notes are the tool's wording: the text must state each note.
+      const { values, legend, notes, ...got } = sc as {
+        values?: Record<string, string>;
+        legend?: unknown;
+        notes?: unknown;
+      };
+      if (typeof legend !== 'string') return 'structuredContent has no legend';
       if (!isDeepStrictEqual(got, want)) {
         return `structuredContent ${clip(JSON.stringify(sc))} != ${clip(JSON.stringify(want))}`;
       }
@@ -74,8 +77,13 @@ export function planInspect(doc: Doc): Plan {
       for (const { name: element, count } of elements) {
         lines.push(`  ${element}: ${count}${details[element] ? ` — ${details[element]}` : ''}`);
       }
+      const noted = Array.isArray(notes) ? (notes as string[]) : [];
       const missing =
         lines.find((line) => !text.includes(line)) ??
+        noted.find(
+          (note) =>
+            !note.startsWith('Next time pass "') && !text.includes(note.trim()) && !text.includes(note),
+        ) ??
         namespaces.map((ns) => ns.uri).find((uri) => !text.some((l) => l.startsWith(`  ${uri} — `)));
       return missing === undefined ? undefined : `text lacks ${JSON.stringify(missing)}`;
     },

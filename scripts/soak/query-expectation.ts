@@ -91,7 +91,7 @@ export function expectQuery(
     const body = answerText(answer, xpath);
     const full = textOf(result);
     if (typeof full !== 'string') return 'no text';
-    const noted = Array.isArray(notes) ? notes : [];
+    const noted = Array.isArray(notes) ? (notes as string[]) : [];
     if (full !== [body, ...noted].join('\n')) {
       return `text is not the values and structuredContent's notes: ${JSON.stringify(clip(full))}`;
     }

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerOf } from '../support/in-memory-server.js';
 import { CLI } from './binary.js';
 
 /* The answers that tell a model what to do next, from the built binary over stdio. */
@@ -18,11 +19,7 @@ type Result = Awaited<ReturnType<Client['callTool']>>;
 const call = (name: string, args: Record<string, unknown>) =>
   client.callTool({ name, arguments: args }) as Promise<Result>;
 const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?.text ?? '';
-/** structuredContent without the session's handle (ADR 0016): the answer itself. */
-const answer = (result: Result) => {
-  const { document: _handle, ...rest } = (result.structuredContent ?? {}) as Record<string, unknown>;
-  return rest;
-};
+const answer = (result: Result) => answerOf(result.structuredContent);
 
 const POM = 'http://maven.apache.org/POM/4.0.0';
 const pom = `<project xmlns="${POM}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="${POM} maven-4.0.0.xsd"><dependencies><dependency><artifactId>junit</artifactId></dependency><dependency><artifactId>guava</artifactId></dependency></dependencies></project>`;

@@ -52,3 +52,21 @@ export function inMemoryClient(name: string, options: ServerOptions = {}) {
       client().callTool({ name: tool, arguments: args }) as Promise<CallResult>,
   };
 }
+
+/**
+ * structuredContent without what a session adds to every answer about a text it was sent (ADR
+ * 0016, 0049): the `document` and `schema` handles and the last note saying to pass them next
+ * time. What is left is the answer itself.
+ */
+export function answerOf(structuredContent: unknown): Record<string, unknown> {
+  const {
+    document: _document,
+    schema: _schema,
+    notes,
+    ...rest
+  } = (structuredContent ?? {}) as {
+    notes?: string[];
+  } & Record<string, unknown>;
+  const kept = (notes ?? []).filter((note) => !note.startsWith('Next time pass "'));
+  return kept.length > 0 ? { ...rest, notes: kept } : rest;
+}
