@@ -16,8 +16,8 @@
  * the collections; Linux only (VmRSS from /proc).
  */
 import { CLI } from '../test/support/built-cli.js';
-import { INITIALIZE_2025, POST_HEADERS } from '../test/support/http-requests.js';
 import { startServer } from '../test/support/http-server.js';
+import { openSession, postInSession, queryCall } from '../test/support/http-session.js';
 import { parseFlags } from './lib/flags.js';
 import { runWithWebSocket } from './lib/inspector-run.js';
 import { processMemory } from './lib/process-memory.js';
@@ -40,34 +40,17 @@ function documentOf(n: number, bytes: number): string {
   return `<r>${item.repeat(Math.max(1, Math.ceil(bytes / item.length)))}</r>`;
 }
 
-async function post(
-  url: string,
-  body: string,
-  session?: string,
-): Promise<{ status: number; session: string | null }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { ...POST_HEADERS, ...(session ? { 'mcp-session-id': session } : {}) },
-    body,
-  });
-  await response.text();
-  return { status: response.status, session: response.headers.get('mcp-session-id') };
-}
-
-async function openSession(url: string, n: number, kind: string): Promise<void> {
-  const opened = await post(url, INITIALIZE_2025);
-  if (opened.status !== 200 || !opened.session) throw new Error(`initialize ${n}: ${opened.status}`);
-  await post(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), opened.session);
+async function openKind(url: string, n: number, kind: string): Promise<void> {
+  const opened = await openSession(url);
+  if (!('id' in opened)) throw new Error(`session ${n}: ${opened.status}`);
   const bytes = DOCUMENT_BYTES[kind];
   if (bytes === undefined) return;
-  const call = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 2,
-    method: 'tools/call',
-    params: { name: 'xml_query', arguments: { xml: documentOf(n, bytes), xpath: 'count(//item)' } },
-  });
-  const answered = await post(url, call, opened.session);
-  if (answered.status !== 200) throw new Error(`call ${n}: ${answered.status}`);
+  const answer = await postInSession(
+    url,
+    queryCall({ xml: documentOf(n, bytes), xpath: 'count(//item)' }),
+    opened.id,
+  );
+  if (answer.status !== 200 || answer.isError) throw new Error(`call ${n}: ${answer.status} ${answer.text}`);
 }
 
 interface Figures {
@@ -98,12 +81,12 @@ async function runKind(kind: string): Promise<string> {
     if (!inspector || pid === undefined) throw new Error('no inspector URL or pid');
     // One session of the kind first, so what every session shares (the SDK's code paths, a
     // worker's first parse) is in the baseline and not charged to the N.
-    await openSession(server.url, -1, kind);
+    await openKind(server.url, -1, kind);
     const before = await measure(pid, inspector);
     const n = flags.sessions;
     for (let i = 0; i < n; i += 8)
       await Promise.all(
-        Array.from({ length: Math.min(8, n - i) }, (_, j) => openSession(server.url, i + j, kind)),
+        Array.from({ length: Math.min(8, n - i) }, (_, j) => openKind(server.url, i + j, kind)),
       );
     const after = await measure(pid, inspector);
     const per = (key: keyof Figures) => `${((after[key] - before[key]) / n / 1024).toFixed(1)} KiB`;

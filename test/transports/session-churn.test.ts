@@ -5,7 +5,7 @@ import { HeldDocuments } from '../../src/tools/held-documents.js';
 import type { Listening } from '../../src/transports/http-common.js';
 import { serveHttp } from '../../src/transports/serve-http.js';
 import { DEFAULT_SESSION_LIMITS } from '../../src/transports/sessions.js';
-import { POST_HEADERS as headers, INITIALIZE_2025 as initialize } from '../support/http-requests.js';
+import { openSession, postInSession, queryCall } from '../support/http-session.js';
 
 /*
  * Issue 33: clients that open a session, call a tool and leave without DELETE never lock others
@@ -39,63 +39,15 @@ async function start(kind: 'streamable-http' | 'sse', maxSessions: number) {
   return { url: listening.url, clock, documents };
 }
 
-const sessionHeaders = (id: string) => ({
-  ...headers,
-  'mcp-session-id': id,
-  'mcp-protocol-version': '2025-11-25',
-});
-
-interface Answer {
-  status: number;
-  text?: string;
-  document?: string;
-  isError?: boolean;
-}
-
-async function post(url: string, body: unknown, id: string): Promise<Answer> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: sessionHeaders(id),
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== 200) return { status: response.status };
-  const data = text.split('\n').find((line) => line.startsWith('data: '));
-  const result = JSON.parse(data?.slice('data: '.length) ?? '{}').result as {
-    content: Array<{ text: string }>;
-    structuredContent?: { document?: string };
-    isError?: boolean;
-  };
-  return {
-    status: 200,
-    text: result.content[0]?.text ?? '',
-    ...(result.structuredContent?.document ? { document: result.structuredContent.document } : {}),
-    ...(result.isError ? { isError: true } : {}),
-  };
-}
-
-/** initialize and initialized; a 503 here would be the lock-out this file is about. */
+/** A session opened; a 503 here would be the lock-out this file is about. */
 async function handshake(url: string): Promise<string> {
-  const init = await fetch(url, { method: 'POST', headers, body: initialize });
-  expect(init.status).toBe(200);
-  await init.text();
-  const id = init.headers.get('mcp-session-id') as string;
-  const initialized = await fetch(url, {
-    method: 'POST',
-    headers: sessionHeaders(id),
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  });
-  expect(initialized.status).toBe(202);
-  await initialized.text();
-  return id;
+  const opened = await openSession(url);
+  expect(opened).toHaveProperty('id');
+  return (opened as { id: string }).id;
 }
 
-const query = (args: Record<string, unknown>) => ({
-  jsonrpc: '2.0',
-  id: 2,
-  method: 'tools/call',
-  params: { name: 'xml_query', arguments: { xpath: 'count(//a)', ...args } },
-});
+const post = postInSession;
+const query = (args: Record<string, unknown>) => queryCall({ xpath: 'count(//a)', ...args });
 
 const ping = (url: string, id: string) => post(url, { jsonrpc: '2.0', id: 9, method: 'ping' }, id);
 
