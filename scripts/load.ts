@@ -11,10 +11,21 @@
  * throughput, then stops the server with SIGTERM, which must exit 0. Exit 0 only when no call was
  * lost or wrong and the server exited 0. Every loop is bounded in count and time (--max-seconds).
  * The call mix and its checks come from scripts/soak/, the server spawner from test/support/.
+ *
+ * Beside the clients, a churn (issue 33, ADR 0047): --churn short-lived 2025 clients (default 200,
+ * --churn-concurrency at a time) that each open a session, call one tool and leave without
+ * DELETE, as hosted chat clients do, and a "thinker" that sends a document in its session at the
+ * start and comes back by handle once the churn is over. The server runs with --max-sessions
+ * (default 64, the default before issue 33, so the churn fills the table three times over; 0: the
+ * server's own default). The run fails if a churn client is refused or answered wrongly, or if the
+ * thinker's handle is no longer held, whether or not its session was evicted meanwhile (then it
+ * opens a new one, as the 404 says). Each churn client's time from initialize to its answer is
+ * reported: what a newcomer waits.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CLI } from '../test/support/built-cli.js';
 import { type RunningServer, startServer } from '../test/support/http-server.js';
+import { openSession, postInSession, queryCall } from '../test/support/http-session.js';
 import { groupByLabel, percentile } from './lib/figures.js';
 import { parseFlags } from './lib/flags.js';
 import { mb, processMemory } from './lib/process-memory.js';
@@ -26,6 +37,7 @@ import { callSeed } from './soak/random.js';
 
 const USAGE = `usage: npx tsx scripts/load.ts [--clients 8] [--calls 500] [--seed 1] [--huge-rate 0.005]
                               [--max-seconds 600] [--call-timeout-ms 60000] [--bin dist/cli.js]
+                              [--churn 200] [--churn-concurrency 8] [--max-sessions 64]
 `;
 
 /** The server this run started, stopped on any failure so nothing is left listening. */
@@ -44,6 +56,9 @@ async function main(): Promise<void> {
       'max-seconds': 600,
       'call-timeout-ms': 60_000,
       bin: CLI,
+      churn: 200,
+      'churn-concurrency': 8,
+      'max-sessions': 64,
     },
     USAGE,
   );
@@ -52,7 +67,11 @@ async function main(): Promise<void> {
   const deadline = Date.now() + flags['max-seconds'] * 1000;
 
   const corpus = buildCorpus({ seed: flags.seed });
-  const server = await listeningOnLoopback(flags.bin);
+  const maxSessions = Math.floor(flags['max-sessions']);
+  const server = await listeningOnLoopback(
+    flags.bin,
+    maxSessions > 0 ? ['--max-sessions', String(maxSessions)] : [],
+  );
   running = server;
   const pid = server.child.pid ?? 0;
   log(`server pid ${pid} at ${server.url}`);
@@ -132,7 +151,12 @@ async function main(): Promise<void> {
       peakRss = Math.max(peakRss, processMemory(pid).rssKb);
     } catch {}
   }, 250);
-  await Promise.all(clients.map(runClient));
+  const churn = runChurn(
+    server.url,
+    Math.floor(flags.churn),
+    Math.max(1, Math.floor(flags['churn-concurrency'])),
+  );
+  await Promise.all([...clients.map(runClient), churn]);
   callPhase.end = performance.now();
   clearInterval(sampler);
   const memory = processMemory(pid);
@@ -146,7 +170,9 @@ async function main(): Promise<void> {
   const seconds = (callPhase.end - callPhase.start) / 1000;
   const total = latencies.length;
   const expectedTotal = clientCount * callsEach;
+  const churned = await churn;
   const ok =
+    churned.ok &&
     lost.length === 0 &&
     wrong.length === 0 &&
     total === expectedTotal &&
@@ -158,7 +184,7 @@ async function main(): Promise<void> {
     '',
     '== oxml-mcp load (Streamable HTTP) ==',
     `command:        npx tsx scripts/load.ts ${process.argv.slice(2).join(' ')}`.trimEnd(),
-    `server:         ${flags.bin} --transport streamable-http --port 0 → ${server.url}`,
+    `server:         ${flags.bin} --transport streamable-http --port 0${maxSessions > 0 ? ` --max-sessions ${maxSessions}` : ''} → ${server.url}`,
     `clients:        ${clientCount} concurrent (${clients.filter((c) => c.era === '2025-11-25').length} × 2025-11-25 session, ${clients.filter((c) => c.era === '2026-07-28').length} × 2026-07-28 pinned), ${callsEach} calls each`,
     `total calls:    ${total} of ${expectedTotal}`,
     `lost:           ${lost.length}`,
@@ -167,6 +193,7 @@ async function main(): Promise<void> {
     `latency (ms):   ${latencyLine(latencies)}`,
     ...Object.entries(perEra).map(([era, s]) => `  ${era}:  ${latencyLine(s.latencies)}`),
     `throughput:     ${(total / seconds).toFixed(1)} calls/s (${seconds.toFixed(1)} s)`,
+    ...churned.report,
     `server RSS:     ${mb(memory.rssKb)} at end of calls, peak sampled ${mb(peakRss)}, VmHWM ${mb(memory.hwmKb)}`,
     `SIGTERM:        exit code ${exit.code}${exit.signal ? ` signal ${exit.signal}` : ''} in ${exit.ms} ms${server.stdout() === '' ? '' : '; SERVER WROTE TO STDOUT'}`,
   ];
@@ -194,9 +221,69 @@ interface Failure {
   reason: string;
 }
 
+/**
+ * The churn: `count` clients that open a session, call a tool and leave without DELETE, `width`
+ * at a time, and a thinker that comes back by handle at the end (the header says why).
+ */
+async function runChurn(
+  url: string,
+  count: number,
+  width: number,
+): Promise<{ ok: boolean; report: string[] }> {
+  const thinker = await openSession(url);
+  if (!('id' in thinker)) throw new Error(`the thinker's session was refused: ${thinker.status}`);
+  const sent = await postInSession(
+    url,
+    queryCall({ xml: '<r><a/><a/><a/></r>', xpath: 'count(//a)' }),
+    thinker.id,
+  );
+  if (sent.text !== '3' || !sent.document) throw new Error(`the thinker's first call answered ${sent.text}`);
+  const waits: number[] = [];
+  const failures: string[] = [];
+  let next = 1;
+  const one = async (n: number) => {
+    const started = performance.now();
+    const opened = await openSession(url);
+    if (!('id' in opened)) {
+      failures.push(`client ${n}: initialize answered ${opened.status}`);
+      return;
+    }
+    const answer = await postInSession(
+      url,
+      queryCall({ xml: `<r>${'<a/>'.repeat(n)}</r>`, xpath: 'count(//a)' }),
+      opened.id,
+    );
+    waits.push(performance.now() - started);
+    if (answer.text !== String(n)) failures.push(`client ${n}: ${answer.status} ${answer.text ?? ''}`);
+  };
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let n = next++; n <= count; n = next++) await one(n);
+    }),
+  );
+  // Back after the churn, by handle; a 404 for its session is answered as a client does.
+  let id = thinker.id;
+  let again = await postInSession(url, queryCall({ document: sent.document, xpath: 'count(/r/a)' }), id);
+  const evicted = again.status === 404;
+  if (evicted) {
+    const renewed = await openSession(url);
+    if ('id' in renewed) id = renewed.id;
+    again = await postInSession(url, queryCall({ document: sent.document, xpath: 'count(/r/a)' }), id);
+  }
+  const thinkerOk = again.status === 200 && again.text === '3' && !again.isError;
+  return {
+    ok: failures.length === 0 && waits.length === count && thinkerOk,
+    report: [
+      `churn:          ${waits.length} of ${count} clients that never DELETE served (${width} at a time), ${failures.length} refused or wrong; initialize to answer ${latencyLine(waits)}`,
+      `thinker:        session ${evicted ? 'evicted meanwhile, renewed after its 404' : 'kept'}; its handle ${thinkerOk ? 'answered' : `FAILED (${again.status} ${again.text ?? ''})`}`,
+      ...failures.slice(0, 5).map((failure) => `CHURN ${failure}`),
+    ],
+  };
+}
+
 /** The binary on a free port within 15 s, refused (and killed) unless it bound loopback. */
-async function listeningOnLoopback(bin: string): Promise<RunningServer> {
-  const server = await startServer('streamable-http', [], { bin, startMs: 15_000 });
+async function listeningOnLoopback(bin: string, args: string[]): Promise<RunningServer> {
+  const server = await startServer('streamable-http', args, { bin, startMs: 15_000 });
   if (!/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d+\/mcp$/.test(server.url)) {
     server.child.kill('SIGKILL');
     throw new Error(`server did not bind loopback: ${server.url}`);

@@ -18,10 +18,13 @@
  * answered by every other, so no stateless call by handle may be refused as not held.
  * `--fault-processes N`: the fault run's number of processes (at least 2).
  *
- * A 2025 client whose session is answered 404 (its process went away) starts a new session and
- * sends the call again: that call counts as renewed, not lost. Any other failure is a lost answer;
- * a 2026-07-28 client never retries (nginx steps over a process that is down). Exit 0 only when no
- * answer was wrong, no stateless answer was lost, and the SIGTERM'd process exited 0.
+ * A 2025 client whose call fails (a 404 for its session, whose process went away; its connection
+ * closed; a time-out on a process killed mid-call) does what a client does: it starts a new
+ * session, retrying the handshake with a back-off while a process is stopping or starting, and
+ * sends the call again; that call counts as renewed, not lost, and its answer is checked like any.
+ * Any other failure, and a call whose second sending fails too, is a lost answer; a 2026-07-28
+ * client never retries (nginx steps over a process that is down). Exit 0 only when no answer was
+ * lost or wrong in either era, in every run, fault run included, and the SIGTERM'd process exited 0.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -141,7 +144,34 @@ async function connect(url: string, k: number, modern: boolean): Promise<Connect
   return { client, transport };
 }
 
-const isGone = (error: unknown) => (error as { status?: number } | undefined)?.status === 404;
+/** How a 2025 call failed, for the count of renewals by cause. */
+const failureCause = (error: unknown) => {
+  const status = (error as { status?: number } | undefined)?.status;
+  return status === undefined ? String((error as Error)?.message ?? error).slice(0, 40) : `HTTP ${status}`;
+};
+
+/** Handshakes a renewal tries before the call counts as lost: a restart takes a few seconds. */
+const RENEW_ATTEMPTS = 6;
+
+/**
+ * A new session, as a client answers a 404: the handshake again, retried with a back-off while it
+ * fails (its `initialize` or `initialized` may reach a process that is draining or not yet in
+ * rotation). Before this, one failed handshake left the client holding its closed connection, and
+ * every later call failed with "Not connected", which is no 404, so it never renewed again
+ * (issue 33: 28 answers lost after a 404 at call 122 while the verdict said PASS).
+ */
+async function renewSession(url: string, k: number): Promise<Connection> {
+  let failure: unknown;
+  for (let attempt = 0; attempt < RENEW_ATTEMPTS; attempt++) {
+    try {
+      return await connect(url, k, false);
+    } catch (error) {
+      failure = error;
+      await sleep(250 * 2 ** attempt);
+    }
+  }
+  throw failure;
+}
 
 /**
  * C clients × `calls` calls through `url`; `onProgress(done)` after each answered call. Returns
@@ -160,6 +190,7 @@ async function runLoad(
     lost: [],
     wrong: [],
     renewed: 0,
+    renewals: new Map(),
     sessions: new Map(),
     done: 0,
     seconds: 0,
@@ -219,11 +250,14 @@ async function runLoad(
           result = await call();
         } catch (first) {
           let error = first;
-          if (!c.modern && isGone(error)) {
-            // The protocol's answer for a session that is gone: start a new one, send again.
+          if (!c.modern) {
+            // Whatever ended the call, the session is to be started again and the call sent again:
+            // a failed renewal leaves the old connection, so the next call comes here too.
+            const cause = failureCause(first);
+            stats.renewals.set(cause, (stats.renewals.get(cause) ?? 0) + 1);
             try {
               c.connection.client.close().catch(() => {});
-              c.connection = await connect(url, c.k, false);
+              c.connection = await renewSession(url, c.k);
               noteSession(c.connection.transport);
               stats.renewed++;
               byEra.renewed++;
@@ -284,6 +318,10 @@ function handlesLine(label: string, s: LoadStats): string {
   return `by handle, ${label}: 2026-07-28 ${modern.byHandle} calls, ${modern.notHeld} not held; 2025-11-25 ${legacy.byHandle} calls, ${legacy.notHeld} not held`;
 }
 
+/** What made 2025 clients start a new session in a run. */
+const renewalsLine = (label: string, s: LoadStats) =>
+  `renewals, ${label}: ${[...s.renewals].map(([cause, n]) => `${cause} × ${n}`).join(', ') || 'none'}`;
+
 const DEFAULTS = {
   processes: '1,2,3',
   clients: 6,
@@ -324,6 +362,8 @@ interface LoadStats {
   lost: Failure[];
   wrong: Failure[];
   renewed: number;
+  /** What made 2025 clients renew (an HTTP status, or the start of an error's message) → times. */
+  renewals: Map<string, number>;
   /** The process a session id names (its prefix) → sessions started there. */
   sessions: Map<string, number>;
   done: number;
@@ -360,7 +400,7 @@ async function main(): Promise<void> {
     const s = await runLoad(stack.url, flags, corpus);
     down(stack);
     rows.push(row(`${count}`, flags, s, ` ${sessionsLine(s)} |`));
-    handleLines.push(handlesLine(`${count}`, s));
+    handleLines.push(handlesLine(`${count}`, s), renewalsLine(`${count}`, s));
     failures.push(...s.wrong, ...s.lost);
     if (s.wrong.length > 0 || s.lost.length > 0 || storeMissed(s)) ok = false;
   }
@@ -413,11 +453,10 @@ async function main(): Promise<void> {
     await Promise.all(faults);
     down(stack);
     rows.push(row(`${count}, faults`, flags, s, ` ${sessionsLine(s)} |`));
-    handleLines.push(handlesLine(`${count}, faults`, s));
+    handleLines.push(handlesLine(`${count}, faults`, s), renewalsLine(`${count}, faults`, s));
     log(events.join('; '));
     failures.push(...s.wrong, ...s.lost);
-    const modernLost = s.byEra['2026-07-28']?.lost ?? 0;
-    if (s.wrong.length > 0 || modernLost > 0 || drainExit !== 0 || storeMissed(s)) ok = false;
+    if (s.wrong.length > 0 || s.lost.length > 0 || drainExit !== 0 || storeMissed(s)) ok = false;
     rows.push(`\nfault run: ${events.join('; ')}; SIGTERM exit status ${drainExit}`);
   }
 

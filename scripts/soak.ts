@@ -52,7 +52,6 @@
  * The generators, the answer checks (the oracle) and the memory judgement are in scripts/soak/,
  * which scripts/load.ts and scripts/scale.ts share; this file runs them.
  */
-import { spawnSync } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -60,6 +59,7 @@ import { MAX_HELD_SESSION_BYTES } from '../src/limits.js';
 import { CLI } from '../test/support/built-cli.js';
 import { groupByLabel } from './lib/figures.js';
 import { parseFlags } from './lib/flags.js';
+import { runWithWebSocket } from './lib/inspector-run.js';
 import { mb, memoryMap, processMemory } from './lib/process-memory.js';
 import { sleep, within } from './lib/time.js';
 import { allocatorEnvironment } from './soak/allocator.js';
@@ -369,23 +369,4 @@ async function waitForExit(pid: number, ms: number): Promise<boolean> {
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 const log = (line: string) => process.stderr.write(`[soak] ${line}\n`);
 
-if (typeof WebSocket === 'undefined') {
-  // Node 20 has a WebSocket client (for the inspector) only behind a flag: run again with it,
-  // keeping node's own arguments (tsx's loader among them).
-  const again = spawnSync(
-    process.execPath,
-    [
-      ...process.execArgv,
-      '--experimental-websocket',
-      '--disable-warning=ExperimentalWarning',
-      ...process.argv.slice(1),
-    ],
-    { stdio: 'inherit' },
-  );
-  process.exit(again.status ?? 1);
-} else {
-  main().catch((error) => {
-    process.stderr.write(`[soak] failed: ${(error as Error)?.stack ?? error}\n`);
-    process.exit(1);
-  });
-}
+runWithWebSocket('soak', main);

@@ -58,13 +58,15 @@ Options:
 HTTP transports only (refused with stdio):
   --host H           Address to bind (default: 127.0.0.1; no authentication: put a gateway in front of a routable address)
   --port P           Port, ${range('port')} (default: ${DEFAULT_PORTS['streamable-http']} for streamable-http, ${DEFAULT_PORTS.sse} for sse; 0 picks a free one)
-  --max-sessions N   Sessions open at once, ${range('max-sessions')} (default: ${DEFAULT_SESSION_LIMITS.maxSessions}); when full, a new one evicts the session idle longest
+  --max-sessions N   Sessions open at once, ${range('max-sessions')} (default: ${DEFAULT_SESSION_LIMITS.maxSessions}, ~11 KiB each when idle); when full, a new
+                     one evicts an idle session at once (never one with a request in flight), whose handles keep working
   --session-idle-ms MS
                      Close a session after this long without a request, ${range('session-idle-ms')} (default: ${DEFAULT_SESSION_LIMITS.idleMs})
   --session-evict-after-ms MS
-                     How long a session must have been idle before a new one may evict it, ${range('session-evict-after-ms')} (default: ${DEFAULT_SESSION_LIMITS.evictableAfterMs}; 0: at once)
+                     A session that never called a tool goes first once idle this long, ${range('session-evict-after-ms')} (default: ${DEFAULT_SESSION_LIMITS.evictableAfterMs})
   --session-keep-ms MS
-                     The same for a session that has called a tool or holds a GET stream, ${range('session-keep-ms')} (default: ${DEFAULT_SESSION_LIMITS.engagedEvictableAfterMs})
+                     The same for one that called a tool or holds a GET stream, next in line, ${range('session-keep-ms')} (default: ${DEFAULT_SESSION_LIMITS.engagedEvictableAfterMs});
+                     then the longest idle of any goes
   --instance NAME    Streamable HTTP: start every session id with NAME. (letters, digits, - and _, up to 32), so a load
                      balancer can route a session back to this process (docs/deploy.md)
   --stateless        Streamable HTTP: answer 2025-era requests without sessions too (no parse cache, no GET stream)

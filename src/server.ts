@@ -65,6 +65,12 @@ export interface ServerOptions {
   holdTexts?: boolean;
   /** Where texts are held for their handles; the process's own store by default. */
   documents?: DocumentStore;
+  /**
+   * Asked when a session closes: true when the server ended it (evicted, reaped, shut down) and
+   * not its client, so its texts stay for their handles until they expire (ADR 0047). Without it
+   * a session's end frees its texts at once (stdio, whose end is its client's).
+   */
+  textsOutliveSession?: () => boolean;
   /** The transport writes a text answer from its bytes (stdio, docs/adr/0029); without it, texts are decoded. */
   byteTexts?: ByteTexts;
 }
@@ -98,7 +104,7 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
   // A session's parses are its own; stateless requests share one cache, as they share their
   // held texts, so a text sent once and presented by handle is parsed once (docs/adr/0045).
   const cacheAs = options.cacheDocuments ? client : options.holdTexts ? STATELESS_CACHE : undefined;
-  // A session's texts are its own to free; a stateless request's outlive it (docs/adr/0039).
+  // A session's texts are charged to it; a stateless request's outlive it (docs/adr/0039).
   const store = options.documents ?? heldDocuments;
   const held = options.cacheDocuments ? store.open() : options.holdTexts ? store.stateless : undefined;
   const server = new OxmlServer(
@@ -142,7 +148,8 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
 
   if (options.cacheDocuments) {
     server.onclose = () => {
-      held?.close();
+      if (options.textsOutliveSession?.()) held?.leave();
+      else held?.close();
       engine.forget(client);
     };
   }

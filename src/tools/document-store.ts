@@ -49,8 +49,13 @@ export interface DocumentScope {
   holds(handle: string): boolean;
   /** Lets go of a text this scope holds (one the engine refused). */
   release(handle: string): void;
-  /** The session ended: frees every text it holds at once. */
+  /** The client ended its session (DELETE, the end of stdin): frees every text it holds at once. */
   close(): void;
+  /**
+   * The server ended the session (evicted, reaped, shut down): it holds nothing more, but its texts
+   * stay for their handles, going by their expiry and the bounds like any (ADR 0047).
+   */
+  leave(): void;
 }
 
 export interface DocumentStore {

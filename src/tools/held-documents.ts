@@ -261,8 +261,13 @@ export class HeldScope implements DocumentScope {
   }
 
   close(): void {
-    this.#closed = true;
+    this.leave();
     for (const handle of [...this.#byHandle.keys()]) this.release(handle);
+  }
+
+  /** The texts stay in the store's order, and its expiry and process bound release them here. */
+  leave(): void {
+    this.#closed = true;
   }
 
   /** One of this scope's texts was used (by whoever presented its handle): it is now the most recent. */

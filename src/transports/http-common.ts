@@ -43,13 +43,13 @@ export function replyError(
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-/** A full session table (sessions.ts): 503 with the seconds until a session can be evicted. */
+/** A full session table with a call in flight in every session (sessions.ts): 503, briefly. */
 export function replyNoSessionFree(res: ServerResponse, open: number, seconds: number, advice = ''): void {
   replyError(
     res,
     503,
     -32000,
-    `Service Unavailable: all ${open} sessions are active (in use or used within seconds); retry in ${seconds} s${advice}.`,
+    `Service Unavailable: all ${open} sessions have a request in flight; retry in ${seconds} s${advice}.`,
     { 'Retry-After': String(seconds) },
   );
 }

@@ -15,11 +15,16 @@ export interface HttpOptions {
   port: number;
   onError: (error: Error) => void;
   limits?: SessionLimits;
+  /** The sessions' clock in ms (idle times, eviction order); tests move their own by hand. */
+  now?: () => number;
   /** Streamable HTTP: the name session ids carry (streamable-http.ts). */
   instance?: string;
   /** Streamable HTTP: 2025-era requests are answered without sessions too. */
   stateless?: boolean;
-  /** Streamable HTTP: a store of held texts shared with other processes (`--store`, docs/adr/0041). */
+  /**
+   * Where texts are held for their handles: a store shared with other processes (`--store`,
+   * Streamable HTTP only, docs/adr/0041), or a test's own; the process's store by default.
+   */
   documents?: ServerOptions['documents'];
 }
 
@@ -49,9 +54,13 @@ export async function serveHttp(
 ): Promise<HttpService> {
   const sse = kind === 'sse' ? await import('./sse.js') : undefined;
   const endpoint = sse
-    ? sse.createSseEndpoint(engine, options.onError, options.limits)
+    ? sse.createSseEndpoint(engine, options.onError, options.limits, undefined, {
+        now: options.now,
+        documents: options.documents,
+      })
     : createStreamableHttpEndpoint(engine, options.onError, {
         limits: options.limits,
+        now: options.now,
         instance: options.instance,
         stateless: options.stateless,
         documents: options.documents,

@@ -5,35 +5,49 @@ export interface Session {
 }
 
 export interface SessionLimits {
-  /** Sessions open at once; the memory bound (each keeps a server and its parsed documents). */
+  /**
+   * Sessions open at once: a memory bound, never a wall. A full table evicts an idle session at
+   * once, so the number decides how many clients keep their session, not who is served.
+   */
   maxSessions: number;
   /** A session with no request for this long is closed. */
   idleMs: number;
-  /** A full table evicts a session only once it has had no request for this long. */
+  /**
+   * A session that never called a tool is first in line for eviction once it has had no request
+   * for this long: longer than a handshake, so a burst of newcomers evicts finished handshakes,
+   * not ones under way.
+   */
   evictableAfterMs: number;
   /**
-   * The same floor for a session that has made a tool call or holds a GET stream: a model
-   * between two calls may think for a minute, and its session (with its handles) must outlast
-   * that under churn.
+   * The same preference for a session that has made a tool call or holds a GET stream: a model
+   * between two calls may think for minutes, and its session (with its parsed documents) should
+   * outlast that when others can go instead.
    */
   engagedEvictableAfterMs: number;
 }
 
 /**
- * 5 s between a session's requests before a newcomer may take its place, for a session that has
- * not called a tool: longer than a client's handshake (initialize, initialized, tools/list, first
- * call), so a burst of new clients cannot evict each other mid-handshake. A session that has
- * called a tool keeps its place for 5 minutes of silence: bare `initialize`s at any rate evict
- * each other, never a model thinking between calls (docs/adr/0036-sessions-a-thinking-model-keeps.md).
+ * 4,096 sessions: an idle session costs ~11 KiB of the main thread's heap beyond what the bounds
+ * on held texts and parsed documents already cap for the whole process, so a full table is
+ * ~45 MiB. Eviction is at once and never of a session with a request in flight; the two periods
+ * only order the idle sessions: bare ones past 5 s, then those that called a tool past 5 minutes,
+ * then the rest, longest idle first. An evicted session's texts stay for their handles
+ * (docs/adr/0047-evict-at-once-handles-stay.md).
  */
 export const DEFAULT_SESSION_LIMITS: SessionLimits = {
-  maxSessions: 64,
+  maxSessions: 4096,
   idleMs: 30 * 60 * 1000,
   evictableAfterMs: 5_000,
   engagedEvictableAfterMs: 5 * 60 * 1000,
 };
 
 export type Admission<S> = { ok: true; session: S } | { ok: false; retryAfterSeconds: number };
+
+/**
+ * What a newcomer is told to wait when every session has a call in flight: the only refusal left,
+ * and one that lasts no longer than a call (its time budget ends it).
+ */
+const BUSY_RETRY_AFTER_SECONDS = 1;
 
 interface Entry<S> {
   session: S;
@@ -71,15 +85,14 @@ export class SessionRegistry<S extends Session> {
   }
 
   /**
-   * Opens a session if there is room, evicting (and closing) one when the table is full: the
-   * longest idle of those past their floor, a session that never called a tool before one that
-   * did; otherwise refuses with the seconds until one will be past its floor. Synchronous, so
-   * concurrent admissions cannot overfill the table; `open` runs only when admitted.
+   * Opens a session, evicting (and closing) an idle one at once when the table is full; refuses
+   * only when every session has a request in flight. Synchronous, so concurrent admissions cannot
+   * overfill the table; `open` runs only when admitted.
    */
   admit(open: () => S): Admission<S> {
     if (this.#sessions.size >= this.#limits.maxSessions) {
-      const { evict, waitMs } = this.#evictable(this.#now());
-      if (!evict) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+      const evict = this.#evictable(this.#now());
+      if (!evict) return { ok: false, retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
       this.#sessions.delete(evict[0]);
       evict[1].session.close().catch(() => {});
     }
@@ -94,7 +107,7 @@ export class SessionRegistry<S extends Session> {
     return { ok: true, session };
   }
 
-  /** The session made a tool call: from now on it keeps its place through a model's pauses. */
+  /** The session made a tool call: from now on it is evicted after bare sessions, for the longer period. */
   engage(id: string): void {
     const entry = this.#sessions.get(id);
     if (entry) entry.engaged = true;
@@ -102,9 +115,9 @@ export class SessionRegistry<S extends Session> {
 
   /**
    * A request of the session starts: it is in flight until `end`. Undefined when unknown. A
-   * `stream` (the server→client GET stream) keeps its session from eviction but not from the
-   * idle reaper: a client that holds streams open and sends nothing for `idleMs` is let go, or
-   * a few held streams would keep their sessions, and the table, for ever.
+   * `stream` (the server→client GET stream) is not a request in flight: it puts its session with
+   * those that called a tool in the eviction order and keeps it from nothing else, not even the
+   * idle reaper, or a few held streams would keep their sessions, and the table, for ever.
    */
   begin(id: string, kind: 'call' | 'stream' = 'call'): S | undefined {
     const entry = this.#sessions.get(id);
@@ -157,33 +170,24 @@ export class SessionRegistry<S extends Session> {
   }
 
   /**
-   * The session to evict, or how long until one may be: a linear scan (the table holds at most
-   * `maxSessions` entries). A running call protects its session; a held GET stream does not,
-   * or 64 sessions holding streams would keep newcomers out until the idle reaper (30 minutes).
+   * The idle session to evict: a linear scan (the table holds at most `maxSessions` entries). A
+   * running call protects its session; nothing else does. Among the idle, a bare session past
+   * its period goes first, then one that called a tool (or holds a GET stream) past its longer
+   * period, then any, each group longest idle first: a session in the middle of its handshake is
+   * the most recently used, so it goes last (ADR 0047).
    */
-  #evictable(now: number): { evict?: [string, Entry<S>]; waitMs: number } {
+  #evictable(now: number): [string, Entry<S>] | undefined {
     const { evictableAfterMs, engagedEvictableAfterMs } = this.#limits;
-    let bare: [string, Entry<S>] | undefined;
-    let engaged: [string, Entry<S>] | undefined;
-    let waitMs = evictableAfterMs;
-    let idleSeen = false;
+    const best: Array<[string, Entry<S>] | undefined> = [undefined, undefined, undefined];
     for (const pair of this.#sessions) {
       const entry = pair[1];
       if (entry.inFlight > 0) continue;
-      // A held stream is a client still listening: the longer floor, never a wall (ADR 0036).
       const kept = entry.engaged || entry.streams > 0;
-      const floor = kept ? engagedEvictableAfterMs : evictableAfterMs;
       const idleFor = now - entry.lastSeen;
-      if (idleFor >= floor) {
-        if (kept) {
-          if (!engaged || entry.lastSeen < engaged[1].lastSeen) engaged = pair;
-        } else if (!bare || entry.lastSeen < bare[1].lastSeen) bare = pair;
-      } else {
-        waitMs = idleSeen ? Math.min(waitMs, floor - idleFor) : floor - idleFor;
-        idleSeen = true;
-      }
+      const rank = kept ? (idleFor >= engagedEvictableAfterMs ? 1 : 2) : idleFor >= evictableAfterMs ? 0 : 2;
+      const current = best[rank];
+      if (!current || entry.lastSeen < current[1].lastSeen) best[rank] = pair;
     }
-    const evict = bare ?? engaged;
-    return evict ? { evict, waitMs: 0 } : { waitMs };
+    return best[0] ?? best[1] ?? best[2];
   }
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { EnginePool } from '../engine/runtime/pool.js';
-import { createServer } from '../server.js';
+import { createServer, type ServerOptions } from '../server.js';
 import { type NodeHandler, readJsonBody, replyError, replyNoSessionFree } from './http-common.js';
 import { INVALID_REQUEST, reusedIdMessage } from './jsonrpc-lines.js';
 import { DEFAULT_REPLY_LIMITS, ReplyBudget, type ReplyLimits } from './reply-budget.js';
@@ -58,8 +58,9 @@ export function createSseEndpoint(
   onError: (error: Error) => void,
   limits?: SessionLimits,
   replyLimits: ReplyLimits = DEFAULT_REPLY_LIMITS,
+  { now, documents }: { now?: (() => number) | undefined; documents?: ServerOptions['documents'] } = {},
 ): SseEndpoint {
-  const sessions = new SessionRegistry<SseSession>(limits);
+  const sessions = new SessionRegistry<SseSession>(limits, now);
 
   async function open(res: ServerResponse): Promise<void> {
     // The stream is the session itself, not one of its requests: only POSTs count as activity,
@@ -68,7 +69,13 @@ export function createSseEndpoint(
     const admission = sessions.admit(() => {
       const replies = new ReplyBudget(res, replyLimits);
       const transport = new BudgetedSseTransport(MESSAGES_PATH, res, replies);
-      const server = createServer(engine, { cacheDocuments: true });
+      // No DELETE here, and a stream cut by a proxy or the network ends a session just as its
+      // client closing it does: its texts stay for their handles until they expire (ADR 0047).
+      const server = createServer(engine, {
+        cacheDocuments: true,
+        textsOutliveSession: () => true,
+        ...(documents === undefined ? {} : { documents }),
+      });
       return { id: transport.sessionId, transport, replies, server, close: () => server.close() };
     });
     if (!admission.ok) {

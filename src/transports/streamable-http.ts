@@ -34,6 +34,8 @@ export interface StreamableHttpEndpoint {
 
 export interface StreamableHttpOptions {
   limits?: SessionLimits | undefined;
+  /** The sessions' clock in ms; tests move their own. */
+  now?: (() => number) | undefined;
   /**
    * Names this process in every session id it issues (`NAME.` and a random UUID), so a load
    * balancer can send a session's requests back to the process that holds it
@@ -70,16 +72,26 @@ export function createStreamableHttpEndpoint(
     maxRequestBodySize: MAX_HTTP_BODY_BYTES,
   });
   const serveModern = toNodeHandler(modern, { onerror: onError, maxRequestBodySize: MAX_HTTP_BODY_BYTES });
-  const sessions = new SessionRegistry<LegacySession>(limits);
+  const sessions = new SessionRegistry<LegacySession>(limits, options.now);
 
   function newSession(): LegacySession {
     // The id is ours, not the SDK's, so the session holds its slot from the moment it is admitted.
     const id = instance === undefined ? randomUUID() : `${instance}.${randomUUID()}`;
-    const server = createServer(engine, { cacheDocuments: true, ...documents });
+    // Only the client's DELETE frees the session's texts at once; when the server ends it
+    // (eviction, reaping, shutdown) they stay for the handles its client still has (ADR 0047).
+    let deleted = false;
+    const server = createServer(engine, {
+      cacheDocuments: true,
+      textsOutliveSession: () => !deleted,
+      ...documents,
+    });
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       maxRequestBodySize: MAX_HTTP_BODY_BYTES,
-      onsessionclosed: () => sessions.remove(id),
+      onsessionclosed: () => {
+        deleted = true;
+        sessions.remove(id);
+      },
     });
     // Closing the server closes its transport, whose close frees the session's parsed documents.
     return { id, transport, server, close: () => server.close() };

@@ -32,7 +32,7 @@ describe('--version and --help', () => {
     for (const [flag, range, fallback] of [
       ['--port', '0-65535', 'default: 8000 for streamable-http, 8001 for sse'],
       ['--timeout-ms', '100-3600000', 'default: 10000'],
-      ['--max-sessions', '1-100000', 'default: 64'],
+      ['--max-sessions', '1-100000', 'default: 4096'],
       ['--session-idle-ms', '1-604800000', 'default: 1800000'],
       ['--session-evict-after-ms', '0-604800000', 'default: 5000'],
     ] as const) {

@@ -19,6 +19,10 @@ export interface StartOptions {
   bin?: string;
   /** Killed (SIGKILL) and refused if it has not announced its URL within this many ms. */
   startMs?: number;
+  /** Arguments for node itself, before the binary (`--inspect=127.0.0.1:0`). */
+  nodeArgs?: string[];
+  /** The server's environment; this process's by default. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -28,11 +32,13 @@ export interface StartOptions {
 export async function startServer(
   transport: 'streamable-http' | 'sse',
   extraArgs: string[] = [],
-  { bin = CLI, startMs }: StartOptions = {},
+  { bin = CLI, startMs, nodeArgs = [], env = process.env }: StartOptions = {},
 ): Promise<RunningServer> {
-  const child = spawn(process.execPath, [bin, '--transport', transport, '--port', '0', ...extraArgs], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, bin, '--transport', transport, '--port', '0', ...extraArgs],
+    { stdio: ['ignore', 'pipe', 'pipe'], env },
+  );
   let stderr = '';
   let stdout = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {

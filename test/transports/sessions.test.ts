@@ -80,35 +80,77 @@ describe('SessionRegistry', () => {
     await registry.closeAll();
   });
 
-  it('refuses while no session has been idle past the floor, with the seconds until one will be', async () => {
+  it('evicts an idle session at once however recently it was used: the periods only order the idle (issue 33)', async () => {
     const { clock, registry, open } = registryAt({ maxSessions: 2, evictableAfterMs: 5_000 });
     const a = open('a');
-    clock.now += 1_500;
+    clock.now += 1;
     open('b');
-    clock.now += 1_000;
-    // `a` has been idle 2.5 s: 2.5 s short of the floor, rounded up.
-    expect(registry.admit(() => fakeSession('c'))).toEqual({ ok: false, retryAfterSeconds: 3 });
-    clock.now += 2_400;
-    expect(registry.admit(() => fakeSession('c'))).toEqual({ ok: false, retryAfterSeconds: 1 });
-    clock.now += 100;
+    // Neither is past its period: the least recently used goes, with no wait and no 503.
     expect(registry.admit(() => fakeSession('c')).ok).toBe(true);
     expect(a.closed).toBe(true);
     await registry.closeAll();
   });
 
-  it('asks a newcomer to wait the whole floor when every session is busy, and at least a second', async () => {
-    const slow = registryAt({ maxSessions: 1, evictableAfterMs: 5_000 });
-    slow.open('a');
-    slow.registry.begin('a');
-    slow.clock.now += 60_000;
-    expect(slow.registry.admit(() => fakeSession('b'))).toEqual({ ok: false, retryAfterSeconds: 5 });
-    await slow.registry.closeAll();
+  it('refuses a newcomer only while every session has a request in flight, for a second', async () => {
+    const { registry, open } = registryAt({ maxSessions: 2, evictableAfterMs: 0 });
+    open('a');
+    open('b');
+    registry.begin('a');
+    registry.begin('b', 'stream');
+    registry.begin('b');
+    expect(registry.admit(() => fakeSession('c'))).toEqual({ ok: false, retryAfterSeconds: 1 });
+    registry.end('b');
+    // Its GET stream is still open: a stream is no wall.
+    expect(registry.admit(() => fakeSession('c')).ok).toBe(true);
+    expect(registry.has('b')).toBe(false);
+    expect(registry.has('a')).toBe(true);
+    await registry.closeAll();
+  });
 
-    const none = registryAt({ maxSessions: 1, evictableAfterMs: 0 });
-    none.open('a');
-    none.registry.begin('a');
-    expect(none.registry.admit(() => fakeSession('b'))).toEqual({ ok: false, retryAfterSeconds: 1 });
-    await none.registry.closeAll();
+  it('orders the idle: bare past its period, then engaged past its period, then any, each longest idle first', async () => {
+    const { clock, registry, open } = registryAt({
+      maxSessions: 4,
+      evictableAfterMs: 5_000,
+      engagedEvictableAfterMs: 300_000,
+    });
+    const engage = (id: string) => {
+      registry.begin(id);
+      registry.engage(id);
+      registry.end(id);
+    };
+    open('engaged-old');
+    engage('engaged-old');
+    clock.now += 400_000;
+    open('engaged-recent');
+    engage('engaged-recent');
+    clock.now += 1_000;
+    open('bare-recent');
+    clock.now += 10_000;
+    open('bare-handshaking');
+    clock.now += 1;
+    // engaged-recent: 11 s; bare-recent: 10 s (past 5 s); engaged-old: 411 s (past 300 s).
+    const order: string[] = [];
+    for (let n = 0; n < 4; n++) {
+      const before = new Set(registry.list().map((session) => session.id));
+      expect(registry.admit(() => fakeSession(`new-${n}`)).ok).toBe(true);
+      for (const id of before) if (!registry.has(id)) order.push(id);
+      // A newcomer keeps a call in flight, so only the four above can go.
+      registry.begin(`new-${n}`);
+    }
+    expect(order).toEqual(['bare-recent', 'engaged-old', 'engaged-recent', 'bare-handshaking']);
+    await registry.closeAll();
+  });
+
+  it('evicts a session that called a tool, when no other is idle, without waiting for its period', async () => {
+    const { clock, registry, open } = registryAt({ maxSessions: 1, engagedEvictableAfterMs: 300_000 });
+    const thinking = open('thinking');
+    registry.begin('thinking');
+    registry.engage('thinking');
+    registry.end('thinking');
+    clock.now += 1_000;
+    expect(registry.admit(() => fakeSession('newcomer')).ok).toBe(true);
+    expect(thinking.closed).toBe(true);
+    await registry.closeAll();
   });
 
   it('evicts any idle session at once when the floor is 0', async () => {
@@ -123,6 +165,7 @@ describe('SessionRegistry', () => {
   it('opens nothing when it refuses', async () => {
     const { registry, open } = registryAt({ maxSessions: 1 });
     open('a');
+    registry.begin('a');
     let opened = false;
     registry.admit(() => {
       opened = true;
@@ -147,44 +190,37 @@ describe('SessionRegistry', () => {
     await registry.closeAll();
   });
 
-  it('reaps a session whose only activity is a held stream, and keeps it from newcomers only for the longer floor', async () => {
-    const { clock, registry, open } = registryAt({
-      idleMs: 600_000,
-      maxSessions: 1,
-      evictableAfterMs: 0,
-      engagedEvictableAfterMs: 60_000,
-    });
+  it('reaps a session whose only activity is a held stream', async () => {
+    const { clock, registry, open } = registryAt({ idleMs: 600_000 });
     const held = open('held');
     registry.begin('held', 'stream');
-    clock.now += 500;
-    // Full, and the one session holds a stream: a newcomer waits the rest of the longer floor.
-    expect(registry.admit(() => fakeSession('new'))).toEqual({ ok: false, retryAfterSeconds: 60 });
-    clock.now += 60_000;
-    // A stream is no wall (issue 24, M5): past the floor, a newcomer takes the slot.
-    expect(registry.admit(() => fakeSession('new')).ok).toBe(true);
+    clock.now += 600_001;
+    expect(await registry.reapIdle()).toBe(1);
     expect(held.closed).toBe(true);
     await registry.closeAll();
   });
 
-  it('lets bare sessions evict each other, never a session that called a tool within the longer floor (issue 24, M5)', async () => {
-    const { clock, registry, open } = registryAt({ maxSessions: 4 });
+  it('lets bare sessions evict each other, never a session that called a tool while one of them is past its 5 s (issue 24, M5)', async () => {
+    // 200 slots at 25 a second: a bare session is 8 s old when its slot is wanted, past its 5 s.
+    const { clock, registry, open } = registryAt({ maxSessions: 200 });
     const thinking = open('thinking');
     registry.begin('thinking');
     registry.engage('thinking');
     registry.end('thinking');
-    // Bare initializes at 25 a second for three minutes: each evicts a bare one past 5 s.
+    // Bare initializes at 25 a second for three minutes: each evicts the longest idle bare one.
     for (let n = 0; n < 25 * 180; n++) {
       clock.now += 40;
-      const admission = registry.admit(() => fakeSession(`bare-${n}`));
-      if (n >= 3) expect(admission.ok || admission.retryAfterSeconds <= 5).toBe(true);
+      expect(registry.admit(() => fakeSession(`bare-${n}`)).ok).toBe(true);
     }
     // The model comes back after three minutes of thought: its session is there.
     expect(registry.begin('thinking')).toBe(thinking);
     registry.end('thinking');
     expect(thinking.closed).toBe(false);
-    // Past the longer floor with no call, it may go like any other.
+    // Past the longer period with no call, it goes once the bare sessions past theirs have gone.
     clock.now += 300_000;
-    for (let n = 0; n < 4; n++) registry.admit(() => fakeSession(`late-${n}`));
+    for (let n = 0; n < 199; n++) registry.admit(() => fakeSession(`late-${n}`));
+    expect(thinking.closed).toBe(false);
+    registry.admit(() => fakeSession('late-199'));
     expect(thinking.closed).toBe(true);
     await registry.closeAll();
   });

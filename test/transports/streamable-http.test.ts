@@ -63,24 +63,46 @@ async function eventually(condition: () => boolean | Promise<boolean>): Promise<
 }
 
 describe('Streamable HTTP sessions', () => {
-  it('refuses a session past the bound with 503 and Retry-After while none is evictable, and accepts one again after DELETE', async () => {
-    const url = await start(1, { evictableAfterMs: 60_000 });
-    const id = await openSession(url);
-    const second = await fetch(url, { method: 'POST', headers, body: initialize });
-    expect(second.status).toBe(503);
-    expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(59);
-    expect(((await second.json()) as { error: { message: string } }).error.message).toMatch(/retry in \d+ s/);
-    const deleted = await fetch(url, {
-      method: 'DELETE',
-      headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+  it('evicts an idle session at once, however long its period; refuses (503, Retry-After 1) only while every session has a call in flight', async () => {
+    const url = await start(1, { evictableAfterMs: 600_000, engagedEvictableAfterMs: 600_000 });
+    const first = await openSession(url);
+    const second = await openSession(url);
+    expect(await ping(url, first)).toBe(404);
+    // A call held in flight in the one session: the engine answers only when the test says so.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
     });
-    expect(deleted.status).toBe(200);
-    const third = await fetch(url, { method: 'POST', headers, body: initialize });
-    expect(third.status).toBe(200);
-    await third.text();
+    const run = (engine as EnginePool).run.bind(engine);
+    const spy = vi.spyOn(engine as EnginePool, 'run').mockImplementation(async (...args) => {
+      await held;
+      return run(...args);
+    });
+    const call = fetch(url, {
+      method: 'POST',
+      headers: sessionHeaders(second),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'xml_check', arguments: { xml: '<r/>' } },
+      }),
+    });
+    await eventually(() => spy.mock.calls.length > 0);
+    const refused = await fetch(url, { method: 'POST', headers, body: initialize });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+      /request in flight; retry in 1 s/,
+    );
+    release();
+    expect((await call).status).toBe(200);
+    await (await call).text();
+    await openSession(url);
+    expect(await ping(url, second)).toBe(404);
   });
 
-  it('hands the slot of the session idle longest to a new client when full, closing it and freeing its documents', async () => {
+  it('hands the slot of the session idle longest to a new client when full, closing it and forgetting its parsed documents', async () => {
     const url = await start(1, { evictableAfterMs: 0 });
     const forget = vi.spyOn(engine as EnginePool, 'forget');
     const first = await openSession(url);
@@ -105,23 +127,16 @@ describe('Streamable HTTP sessions', () => {
     controller.abort();
   });
 
-  it('counts a GET stream as activity until it closes, then lets the session be evicted', async () => {
+  it('evicts a session whose GET stream is open when it is the only one, ending the stream', async () => {
     const url = await start(1, { evictableAfterMs: 0 });
     const streaming = await openSession(url);
     const controller = new AbortController();
-    expect((await openStream(url, streaming, controller.signal)).status).toBe(200);
-    const refused = await fetch(url, { method: 'POST', headers, body: initialize });
-    expect(refused.status).toBe(503);
-    // A held stream keeps its session the longer floor (ADR 0036), 5 minutes by default.
-    expect(refused.headers.get('retry-after')).toBe('300');
-    await refused.text();
-    controller.abort();
-    await eventually(async () => {
-      const response = await fetch(url, { method: 'POST', headers, body: initialize });
-      await response.text();
-      return response.status === 200;
-    });
+    const stream = await openStream(url, streaming, controller.signal);
+    expect(stream.status).toBe(200);
+    // A held stream orders its session after bare ones (ADR 0036); it is no wall (ADR 0047).
+    await openSession(url);
     expect(await ping(url, streaming)).toBe(404);
+    await stream.text();
   });
 
   it('frees the slot of a handshake the SDK refused', async () => {
@@ -134,9 +149,8 @@ describe('Streamable HTTP sessions', () => {
     expect(refused.status).toBe(406);
     await refused.text();
     await eventually(async () => {
-      const response = await fetch(url, { method: 'POST', headers, body: initialize });
-      await response.text();
-      return response.status === 200;
+      const health = (await (await fetch(new URL('/healthz', url))).json()) as { sessions: number };
+      return health.sessions === 0;
     });
   });
 

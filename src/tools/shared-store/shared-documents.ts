@@ -190,6 +190,12 @@ export class SharedScope implements DocumentScope {
     this.#written?.clear();
   }
 
+  /** Its keys in the store stay too, going by their TTL: a client renewing elsewhere finds them. */
+  leave(): void {
+    this.#local.leave();
+    this.#written?.clear();
+  }
+
   #remember(key: string): void {
     if (!this.#written) return;
     if (this.#written.size >= MAX_SESSION_KEYS) {
