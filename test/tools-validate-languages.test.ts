@@ -66,3 +66,38 @@ describe('xml_validate with RELAX NG and DTD schemas', () => {
     expect(text(amplified)).toMatch(/not a usable DTD: .*amplification/);
   });
 });
+
+describe('xml_validate on a document in a default namespace', () => {
+  const KIT = 'http://www.hydrogen-music.org/drumkit';
+  const xsd = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="${KIT}" xmlns="${KIT}" elementFormDefault="qualified">
+  <xs:element name="drumkit_info"><xs:complexType><xs:sequence>
+    <xs:element name="instrument" maxOccurs="unbounded"><xs:complexType><xs:sequence>
+      <xs:element name="volume" type="xs:decimal"/>
+    </xs:sequence></xs:complexType></xs:element>
+  </xs:sequence></xs:complexType></xs:element>
+</xs:schema>`;
+  const kit = `<drumkit_info xmlns="${KIT}"><instrument><volume>1</volume></instrument><instrument><volume>loud</volume></instrument></drumkit_info>`;
+
+  it('names each element with a prefix a query can use, and says which, in both channels', async () => {
+    const result = await call('xml_validate', { xml: kit, xsd });
+    expect(result.isError).toBe(true);
+    const structured = result.structuredContent as {
+      violations: Array<{ path: string }>;
+      namespaces: Record<string, string>;
+      notes: string[];
+    };
+    expect(structured.violations[0]?.path).toBe('/ns1:drumkit_info/ns1:instrument[2]/ns1:volume');
+    expect(structured.namespaces).toEqual({ ns1: KIT });
+    const note = `Paths write namespaced elements with the prefixes "namespaces": {"ns1":"${KIT}"}; pass the same to xml_query to select them.`;
+    expect(structured.notes).toContain(note);
+    expect(text(result)).toContain(`line 1, /ns1:drumkit_info/ns1:instrument[2]/ns1:volume: `);
+    expect(text(result)).toContain(note);
+    // The path and the prefixes select the element the violation is about.
+    const selected = await call('xml_query', {
+      xml: kit,
+      xpath: structured.violations[0]?.path,
+      namespaces: structured.namespaces,
+    });
+    expect(text(selected)).toBe('loud');
+  });
+});

@@ -12,6 +12,7 @@ const output = z.object({
   ),
   truncated: z.literal(true).optional(),
   language: z.enum(['relaxng', 'dtd']).optional(),
+  namespaces: z.object({}).catchall(z.string()).optional(),
 });
 
 true satisfies Declares<typeof output, ValidateResult>;
@@ -32,7 +33,7 @@ export const xmlValidate = defineTool({
           facts: { ...result },
         });
       return answered(
-        { body: render(result), facts: { ...result }, notes: [truncationNote(result)] },
+        { body: render(result), facts: { ...result }, notes: [truncationNote(result), prefixesNote(result)] },
         { isError: true },
       );
     });
@@ -62,6 +63,12 @@ function describe(violation: Violation): string {
     .filter(Boolean)
     .join(', ');
   return `${where ? `${where}: ` : ''}${violation.message}`;
+}
+
+/** The paths' prefixes, so a model can pass them to xml_query and select the element a violation names. */
+function prefixesNote({ namespaces }: ValidateResult): string {
+  if (!namespaces) return '';
+  return `Paths write namespaced elements with the prefixes "namespaces": ${JSON.stringify(namespaces)}; pass the same to xml_query to select them.`;
 }
 
 function truncationNote({ total, violations, truncated }: ValidateResult): string {

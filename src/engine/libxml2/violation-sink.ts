@@ -1,14 +1,12 @@
 import * as libxml2 from 'libxml2-wasm/lib/libxml2.mjs';
-import { XmlErrorStruct, xmlGetNodePath } from 'libxml2-wasm/lib/libxml2.mjs';
+import { XmlErrorStruct } from 'libxml2-wasm/lib/libxml2.mjs';
+import type { NodeRef } from './tree.js';
 
-/**
- * One violation as libxml2 reports it, read only on demand: `path()` costs a scan of every
- * ancestor's siblings, so a caller that only counts never pays for it.
- */
+/** One violation as libxml2 reports it, read only on demand: a caller that only counts pays nothing. */
 export interface RawViolation {
   message(): string;
-  /** Path to the element concerned, e.g. `/order/item[3]/price`. */
-  path(): string | null;
+  /** The node concerned (an element, or an attribute), 0 when libxml2 names none. */
+  node(): NodeRef;
   /** 0 when libxml2 knows no line. */
   line(): number;
 }
@@ -20,8 +18,9 @@ let sink: ((violation: RawViolation) => void) | undefined;
  * libxml2-wasm's validators collect through their own callback, which asks libxml2 for every
  * violation's element path; `xmlGetNodePath` scans all siblings of each ancestor to number the
  * step, so N bad values in one list cost N² steps (60,000 of them: 45 s, see
- * bench/validation-violations.ts). The wrappers have no option to skip it, so every schema
- * language is driven here through the raw functions, with this one callback. `addFunction` is
+ * bench/validation-violations.ts), and writes an element in a default namespace as `*`. The
+ * wrappers have no option to skip it, so every schema language is driven here through the raw
+ * functions, with this one callback; the path is the engine's own (query/node-path.ts). `addFunction` is
  * exported at run time but missing from the package's type declarations.
  */
 const { addFunction } = libxml2 as unknown as {
@@ -32,10 +31,7 @@ const { addFunction } = libxml2 as unknown as {
 export const onViolationPointer = addFunction((_userData, error) => {
   sink?.({
     message: () => XmlErrorStruct.message(error).trim(),
-    path: () => {
-      const node = XmlErrorStruct.node(error);
-      return node === 0 ? null : xmlGetNodePath(node);
-    },
+    node: () => XmlErrorStruct.node(error),
     line: () => XmlErrorStruct.line(error),
   });
 }, 'vii');

@@ -66,11 +66,36 @@ export class PathWriter {
   /** Each processing-instruction target's key. */
   readonly #targets = new Map<string, number>();
 
-  constructor(namespaces: Namespaces) {
+  /** Prefixes this writer chose for namespaces the caller did not bind (`bindUnbound`). */
+  readonly #chosen: Record<string, string> = {};
+  readonly #bindUnbound: boolean;
+
+  /**
+   * `bindUnbound`: a namespace the caller did not bind gets a prefix of its own (the one the
+   * document wrote, when free, else `ns1`, `ns2`, …) instead of `*[local-name()='x']`, and
+   * `chosenBindings` says which, so a path names its elements as a query can (xml_validate's
+   * violations, where no caller binds anything).
+   */
+  constructor(namespaces: Namespaces, { bindUnbound = false }: { bindUnbound?: boolean } = {}) {
     for (const [prefix, uri] of Object.entries(namespaces)) {
       if (prefix !== 'xml' && !this.#prefixes.has(uri)) this.#prefixes.set(uri, prefix);
     }
     this.#prefixes.set(XML_NAMESPACE, 'xml');
+    this.#bindUnbound = bindUnbound;
+  }
+
+  /** The bindings `bindUnbound` chose, prefix → URI, in the order the paths first needed them. */
+  get chosenBindings(): Readonly<Record<string, string>> {
+    return this.#chosen;
+  }
+
+  #choosePrefix(uri: string, written: string | null): string {
+    const taken = (prefix: string) => [...this.#prefixes.values()].includes(prefix);
+    let prefix = written !== null && written !== 'xml' && !taken(written) ? written : undefined;
+    for (let n = 1; prefix === undefined; n++) if (!taken(`ns${n}`)) prefix = `ns${n}`;
+    this.#prefixes.set(uri, prefix);
+    Object.defineProperty(this.#chosen, prefix, { value: uri, enumerable: true });
+    return prefix;
   }
 
   pathOf(node: NodeRef): string {
@@ -171,7 +196,10 @@ export class PathWriter {
   #nameTest(node: NodeRef, axis: string): Test {
     const local = this.#localOf(node);
     const uri = this.#uriOf(node);
-    const prefix = uri === null ? undefined : this.#prefixes.get(uri);
+    let prefix = uri === null ? undefined : this.#prefixes.get(uri);
+    if (uri !== null && prefix === undefined && this.#bindUnbound) {
+      prefix = this.#choosePrefix(uri, namespaceAt(namespacePointer(node)).prefix);
+    }
     const name = namePointer(node);
     if (uri !== null && prefix === undefined) {
       return { step: `${axis}*[local-name()='${local}']`, key: name };

@@ -5,6 +5,7 @@ import { validateDocument } from '../libxml2/schema.js';
 import { rootElement } from '../libxml2/tree.js';
 import type { RawViolation } from '../libxml2/violation-sink.js';
 import { parseDocument, toUtf8, withDocument, type XmlSource } from '../parse.js';
+import { PathWriter } from '../query/node-path.js';
 import { compileDtd } from './compile-dtd.js';
 import { compileRelaxNG } from './compile-relaxng.js';
 import { compileXsd } from './compile-xsd.js';
@@ -28,6 +29,11 @@ export interface ValidateResult {
    * answer was before RELAX NG and DTDs (docs/adr/0038-relax-ng-and-dtd-in-the-xsd-argument.md).
    */
   language?: 'relaxng' | 'dtd';
+  /**
+   * The prefixes the violations' paths give namespaced elements (prefix → URI), the same a query
+   * needs as `namespaces` to select them; absent when no path names one.
+   */
+  namespaces?: Record<string, string>;
 }
 
 export interface ValidateLimits {
@@ -50,12 +56,27 @@ export function validate(xml: XmlSource, xsd: XmlSource, limits: ValidateLimits 
   const schema = compile(xsd, limits);
   try {
     return withDocument(xml, 'validate', (doc): ValidateResult => {
-      const outcome = runSchema((onViolation) => schema.run(doc, onViolation));
+      // A path names a namespaced element with a prefix, as a query would write it (`/ns1:drumkit_info/…`),
+      // where libxml2's own writes `/*/*[8]`; the answer says which prefixes it chose.
+      const paths = new PathWriter({}, { bindUnbound: true });
+      const outcome = runSchema(
+        (onViolation) => schema.run(doc, onViolation),
+        (node) => paths.pathOf(node),
+      );
       const language = schema.language === 'xsd' ? {} : { language: schema.language };
       if (outcome.kind === 'failed') throw validationFailure(outcome.reports, xsd);
       if (outcome.kind === 'valid') return { valid: true, total: 0, violations: [], ...language };
       const { total, violations, truncated } = outcome;
-      return { valid: false, total, violations, ...(truncated ? { truncated: true } : {}), ...language };
+      const namespaces =
+        Object.keys(paths.chosenBindings).length > 0 ? { namespaces: { ...paths.chosenBindings } } : {};
+      return {
+        valid: false,
+        total,
+        violations,
+        ...(truncated ? { truncated: true } : {}),
+        ...language,
+        ...namespaces,
+      };
     });
   } finally {
     schema.dispose();

@@ -1,4 +1,5 @@
 import { MAX_LISTED_VIOLATIONS, MAX_VIOLATION_TEXT_CHARS, VIOLATION_OUTPUT_CHARS } from '../../limits.js';
+import type { NodeRef } from '../libxml2/tree.js';
 import type { RawViolation } from '../libxml2/violation-sink.js';
 
 export interface Violation {
@@ -32,23 +33,25 @@ interface Collection {
  */
 export function runSchema(
   validation: (onViolation: (violation: RawViolation) => void) => number,
+  pathOf: (node: NodeRef) => string,
 ): ValidationOutcome {
   const collection: Collection = { total: 0, listed: [], chars: 0, cut: false, full: false };
-  const status = validation((violation) => collect(collection, violation));
+  const status = validation((violation) => collect(collection, violation, pathOf));
   if (status === 0) return { kind: 'valid' };
   if (status < 0) return { kind: 'failed', reports: collection.listed };
   const { total, listed, cut } = collection;
   return { kind: 'invalid', total, violations: listed, truncated: cut || total > listed.length };
 }
 
-function collect(collection: Collection, violation: RawViolation): void {
+function collect(collection: Collection, violation: RawViolation, pathOf: (node: NodeRef) => string): void {
   collection.total++;
   if (collection.full || collection.listed.length >= MAX_LISTED_VIOLATIONS) {
     collection.full = true;
     return;
   }
   const fullMessage = violation.message();
-  const fullPath = violation.path();
+  const node = violation.node();
+  const fullPath = node === 0 ? null : pathOf(node);
   const message = cut(fullMessage);
   const path = fullPath === null ? null : cut(fullPath);
   const line = violation.line();
