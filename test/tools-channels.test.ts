@@ -98,6 +98,12 @@ const cases: Array<[string, string, Record<string, unknown>, RegExp]> = [
     /write `\/\/a:entry`/,
   ],
   [
+    'attributes a DTD supplies by default',
+    'xml_query',
+    { xml: '<!DOCTYPE r [<!ATTLIST e p CDATA "50">]><r><e p="1"/><e/></r>', xpath: 'sum(//e/@p)' },
+    /^1 of the 2 `@p` on `e` are not written in the document: its DTD supplies p="50" by default/,
+  ],
+  [
     'the handle of a text sent',
     'xml_query',
     { xml: plain, xpath: 'count(//v)' },

@@ -12,7 +12,7 @@ import { fixFor, nearText } from './parse-error-context.js';
 const SAFE = ParseOption.XML_PARSE_NO_XXE | ParseOption.XML_PARSE_NONET | ParseOption.XML_PARSE_BIG_LINES;
 
 /** What the parse is for decides how entities, CDATA and blank text are kept. */
-export type ParsePurpose = 'check' | 'query' | 'validate' | 'format';
+export type ParsePurpose = 'check' | 'query' | 'as-written' | 'validate' | 'format';
 
 /**
  * Attribute defaults declared in the internal subset belong to the document (XML 1.0 §5.1,
@@ -24,6 +24,8 @@ const OPTIONS: Record<ParsePurpose, ParseOption> = {
   check: SAFE,
   // XPath 1.0 sees entity replacement text and one text node where CDATA meets text (§5.7).
   query: SAFE | DEFAULTS | ParseOption.XML_PARSE_NOENT | ParseOption.XML_PARSE_NOCDATA,
+  // The same without the DTD's attribute defaults: what the document writes (dtd-defaults-note.ts).
+  'as-written': SAFE | ParseOption.XML_PARSE_NOENT | ParseOption.XML_PARSE_NOCDATA,
   validate: SAFE | DEFAULTS | ParseOption.XML_PARSE_NOENT,
   // Entity references stay references so formatting never changes data.
   format: SAFE | ParseOption.XML_PARSE_NOBLANKS,

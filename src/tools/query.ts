@@ -113,7 +113,7 @@ export const xmlQuery = defineTool({
           facts: { results: results.map((entry) => structuredEntry(entry, output, max_chars)) },
         });
       }
-      const { hint, ...result } = await engine
+      const { hint, defaults, ...result } = await engine
         .run('query', { ...common, xpath }, call)
         .catch((error: unknown) => {
           throw withMissingFunctionHint(error);
@@ -121,7 +121,7 @@ export const xmlQuery = defineTool({
       return answered({
         body: answerText(result, xpath),
         facts: { ...result },
-        notes: resultNotes(result, hint, output, max_chars),
+        notes: resultNotes(result, [hint, defaults], output, max_chars),
       });
     });
   },
@@ -129,17 +129,18 @@ export const xmlQuery = defineTool({
 
 /**
  * The sentences one answer adds to its values, in both channels: white edges, the language,
- * what the budget cut, and why an empty answer is empty (ADR 0018, 0044).
+ * what the budget cut, why an empty answer is empty (ADR 0018, 0044), and which attributes the
+ * DTD supplied.
  */
 function resultNotes(
   result: QueryResult,
-  hint: string | undefined,
+  explanations: ReadonlyArray<string | undefined>,
   output: QueryOutput,
   maxChars: number,
   batch = false,
 ): string[] {
-  return [...valueNotes(result), truncationNote(result, output, maxChars, batch), hint ?? ''].filter(
-    (note) => note !== '',
+  return [...valueNotes(result), truncationNote(result, output, maxChars, batch), ...explanations].filter(
+    (note): note is string => note !== undefined && note !== '',
   );
 }
 
@@ -171,8 +172,8 @@ function truncationNote(result: QueryResult, output: QueryOutput, maxChars: numb
 /** A batch entry as structuredContent has it: its facts, and the sentences its text adds. */
 function structuredEntry(entry: BatchEntry, asked: QueryOutput, maxChars: number): z.infer<typeof output> {
   if ('error' in entry) return { xpath: entry.xpath, error: entryError(entry) };
-  const { hint, ...result } = entry;
-  const notes = resultNotes(result, hint, asked, maxChars, true);
+  const { hint, defaults, ...result } = entry;
+  const notes = resultNotes(result, [hint, defaults], asked, maxChars, true);
   return notes.length === 0 ? result : { ...result, notes };
 }
 
@@ -195,8 +196,8 @@ function renderBatch(results: BatchEntry[], output: QueryOutput, maxChars: numbe
     .map((entry, index) => {
       const heading = `${index + 1}. \`${headingOf(entry.xpath)}\``;
       if ('error' in entry) return `${heading} → error: ${indent(entryError(entry))}`;
-      const { hint, ...result } = entry;
-      const notes = resultNotes(result, hint, output, maxChars, true).map((note) => `\n${note}`);
+      const { hint, defaults, ...result } = entry;
+      const notes = resultNotes(result, [hint, defaults], output, maxChars, true).map((note) => `\n${note}`);
       return `${heading} → ${entryText(entry)}${indent(notes.join(''))}`;
     })
     .join('\n');

@@ -10,7 +10,11 @@ import { type Namespaces, unboundPrefix } from './xpath-guard.js';
 import { tokenize, type XPathToken } from './xpath-tokens.js';
 
 /** A query's answer with, when it came back empty for a reason the document shows, the sentence that says so. */
-export type ExplainedResult = QueryResult & { hint?: string };
+/**
+ * An answer with the sentences that explain it: `hint`, why an empty one is empty (or a padded
+ * value); `defaults`, how many of the attributes it read the DTD supplied (dtd-defaults-note.ts).
+ */
+export type ExplainedResult = QueryResult & { hint?: string; defaults?: string };
 
 type NameTest = Extract<XPathToken, { kind: 'name-test' }>;
 

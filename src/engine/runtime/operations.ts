@@ -3,6 +3,7 @@ import { type CheckResult, check } from '../check.js';
 import { type FormatOptions, formatToBytes } from '../format.js';
 import { type InspectResult, inspectDocument } from '../inspect/inspect.js';
 import { parseDocument, withDocument } from '../parse.js';
+import { dtdDefaultsNote } from '../query/dtd-defaults-note.js';
 import { type ExplainedResult, explainedQuery } from '../query/namespace-hints.js';
 import {
   type BatchEntry,
@@ -102,11 +103,18 @@ export const operations: { [K in OperationName]: (args: Operations[K]['args']) =
     // binding the document declares.
     query: ({ xml, xpath, namespaces, budget, output, cacheAs }) =>
       withQueryDocument(xml, cacheAs, (doc) =>
-        explainedQuery(doc, xpath, namespaces, () => queryDocument(doc, xpath, namespaces, budget, output)),
+        withDefaultsNote(
+          xml,
+          doc,
+          xpath,
+          explainedQuery(doc, xpath, namespaces, () => queryDocument(doc, xpath, namespaces, budget, output)),
+        ),
       ),
     batch: ({ xml, xpath, namespaces, budget, output, cacheAs }) =>
       withQueryDocument(xml, cacheAs, (doc) => ({
-        results: queryBatch(doc, xpath, namespaces, budget, output),
+        results: queryBatch(doc, xpath, namespaces, budget, output).map((entry) =>
+          'error' in entry ? entry : withDefaultsNote(xml, doc, entry.xpath, entry),
+        ),
       })),
     inspect: ({ xml, maxChars, cacheAs }) =>
       withQueryDocument(xml, cacheAs, (doc) =>
@@ -125,6 +133,17 @@ export const operations: { [K in OperationName]: (args: Operations[K]['args']) =
       return { xml: formatToBytes(xml, { indent, emptyElements }) };
     },
   };
+
+/** The answer with the note on attributes its DTD supplied, when the expression read any. */
+function withDefaultsNote<T extends ExplainedResult>(
+  xml: Uint8Array,
+  doc: ReturnType<typeof parseDocument>,
+  xpath: string,
+  result: T,
+): T {
+  const defaults = dtdDefaultsNote(xml, doc, xpath);
+  return defaults === undefined ? result : { ...result, defaults };
+}
 
 /** Frees every document kept for a client whose session ended. */
 export function forgetClient(client: string): void {
