@@ -8,6 +8,8 @@ export default defineConfig({
     server: { deps: { inline: ['fontoxpath'] } },
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
+    // The default reporter counts skipped tests; this one also names them, reasons included.
+    reporters: ['default', './test/support/skipped-reporter.ts'],
     // A time-out only catches a hang; no test reads a clock to pass. Under npm test with three
     // busy loops on 2 cores, single tests took up to 40 s (26 s for the handle-across-recycles
     // test, whose usual time is ~3 s), so the bound leaves room for a machine busier still.

@@ -47,7 +47,7 @@ const range = (name: IntegerFlag) => `${RANGES[name][0]}-${RANGES[name][1]}`;
 
 const USAGE = `Usage: oxml-mcp [options]
 
-An MCP server that answers questions about XML documents exactly (XPath 1.0, XSD, well-formedness, shape).
+An MCP server that answers questions about XML documents exactly (XPath 1.0 and 3.1, XSD, RELAX NG and DTD validation, well-formedness, shape).
 
 Options:
   --transport T      stdio (default), streamable-http (endpoint /mcp) or sse (legacy: GET /sse, POST /messages/)
@@ -69,7 +69,7 @@ HTTP transports only (refused with stdio):
                      then the longest idle of any goes
   --instance NAME    Streamable HTTP: start every session id with NAME. (letters, digits, - and _, up to 32), so a load
                      balancer can route a session back to this process (docs/deploy.md)
-  --stateless        Streamable HTTP: answer 2025-era requests without sessions too (no parse cache, no GET stream)
+  --stateless        Streamable HTTP: answer 2025-era requests without sessions too (no GET stream; the parse cache is shared)
   --store URL        Streamable HTTP: hold texts for their handles in Redis or Valkey too (redis://HOST:PORT or
                      rediss://; redis://USER:PASSWORD@HOST:PORT for requirepass or an ACL user), so that every
                      process using the same store answers every handle (docs/deploy.md). Default: this process only

@@ -226,3 +226,43 @@ describe('arguments sent as JSON text', () => {
     );
   });
 });
+
+describe('arguments a model gets wrong', () => {
+  it('refuses an argument the tool does not have, naming the one meant', async () => {
+    const query = await call('xml_query', { xml: '<r/>', query: 'count(/r)' });
+    expect(query.isError).toBe(true);
+    expect(text(query)).toBe(
+      'xml_query has no argument `query`; did you mean `xpath`? Its arguments are `xml`, `document`, `xpath`, `namespaces`, `output`, `max_chars`.',
+    );
+    const namespace = await call('xml_query', {
+      xml: '<r/>',
+      xpath: 'count(//a:r)',
+      namespace: { a: 'urn:a' },
+    });
+    expect(text(namespace)).toContain('no argument `namespace`; did you mean `namespaces`?');
+    expect(text(await call('xml_check', { xml: '<r/>', strict: true }))).toBe(
+      'xml_check has no argument `strict`. Its arguments are `xml`, `document`.',
+    );
+  });
+
+  it('says a text sent as a handle belongs in the text argument', async () => {
+    const result = await call('xml_query', { document: '<r><a/></r>', xpath: 'count(//a)' });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe(
+      "The `document` argument takes the handle an earlier answer gave (`d_…`), and this looks like the document's text itself: pass it as `xml` instead.",
+    );
+    const schema = await call('xml_validate', { xml: '<r/>', schema: '<!ELEMENT r EMPTY>' });
+    expect(text(schema)).toBe(
+      "The `schema` argument takes the handle an earlier answer gave (`d_…`), and this looks like the schema's text itself: pass it as `xsd` instead.",
+    );
+  });
+
+  it('holds no schema handle for a text that is no usable schema, and keeps the document', async () => {
+    const compact = await call('xml_validate', { xml: '<r/>', xsd: 'element r { empty }' });
+    expect(compact.isError).toBe(true);
+    expect(text(compact)).toContain('RELAX NG compact syntax');
+    const lines = (compact.content as Array<{ text: string }>).map((block) => block.text);
+    expect(lines.at(-1)).toMatch(/^document: d_[\w-]{22} \(next time pass this as `document`/);
+    expect(lines.at(-1)).not.toContain('schema:');
+  });
+});

@@ -101,3 +101,31 @@ describe('xml_validate on a document in a default namespace', () => {
     expect(text(selected)).toBe('loud');
   });
 });
+
+describe('xml_validate with a DTD pasted as a document type declaration', () => {
+  it('reads the declarations inside `<!DOCTYPE r [ … ]>`', async () => {
+    const result = await call('xml_validate', {
+      xml: '<r><a/></r>',
+      xsd: '<?xml version="1.0"?>\n<!DOCTYPE r [\n  <!ELEMENT r (b)>\n  <!ELEMENT b (#PCDATA)>\n]>\n',
+    });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ valid: false, language: 'dtd' });
+    expect(text(result)).toContain('expecting (b), got (a)');
+    const valid = await call('xml_validate', {
+      xml: '<r><b/></r>',
+      xsd: '<!DOCTYPE r [<!ELEMENT r (b)><!ELEMENT b EMPTY>]>',
+    });
+    expect(text(valid)).toBe('Valid: the document conforms to the DTD.');
+  });
+
+  it('refuses one that only names an external DTD, and reads a whole document as no schema', async () => {
+    const external = await call('xml_validate', { xml: '<r/>', xsd: '<!DOCTYPE r SYSTEM "r.dtd">' });
+    expect(text(external)).toContain('only names an external DTD, which is never fetched');
+    const document = await call('xml_validate', {
+      xml: '<r/>',
+      xsd: '<!DOCTYPE r [<!ELEMENT r EMPTY>]><r/>',
+    });
+    expect(document.isError).toBe(true);
+    expect(text(document)).toContain('root element is `r`, which is no schema language');
+  });
+});

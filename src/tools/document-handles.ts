@@ -26,6 +26,9 @@ const PAIRS: readonly Pair[] = [
 /** Failures that say the text itself cannot be used: its handle would only fail the same way. */
 const REFUSED: ReadonlySet<EngineErrorCode> = new Set(['not-well-formed', 'too-large', 'limit-exceeded']);
 
+/** A failure that says the schema cannot be used (RELAX NG's compact syntax, no schema at all): only its handle goes. */
+const SCHEMA_REFUSED: EngineErrorCode = 'invalid-schema';
+
 /**
  * The same answer for every handle not held, whatever the reason (made up, expired, evicted, its
  * session ended): it tells nothing of which, nor of anyone else's handles.
@@ -39,6 +42,13 @@ export const notHeld = ({ what, text }: Pair): string =>
  */
 export const unreachable = ({ what, text }: Pair): string =>
   `That ${what} could not be fetched: the shared store of held texts is unreachable. Send its text as \`${text}\` again, or retry shortly.`;
+
+/** A handle is `d_` and 22 characters; text that opens with markup was meant for the text argument. */
+const looksLikeMarkup = (value: string): boolean => /^\s*</.test(value);
+
+/** A document's (or schema's) text sent where its handle goes. */
+export const textAsHandle = ({ what, text, handle }: Pair): string =>
+  `The \`${handle}\` argument takes the handle an earlier answer gave (\`d_…\`), and this looks like the ${what}'s text itself: pass it as \`${text}\` instead.`;
 
 type Engine = Pick<EnginePool, 'run'>;
 
@@ -87,7 +97,7 @@ export function resolveDocuments(
   const handles: Array<[Pair, string]> = [];
   /** The pairs whose text came by handle this call. */
   const byHandle: Pair[] = [];
-  const fresh: string[] = [];
+  const fresh: Array<[Pair, string]> = [];
   const stored: Array<Promise<void>> = [];
   let sentText = false;
 
@@ -120,6 +130,7 @@ export function resolveDocuments(
         };
       }
       if (typeof handle === 'string') {
+        if (looksLikeMarkup(handle)) return { ok: false, message: textAsHandle(pair) };
         const found = held?.get(handle);
         if (found instanceof Promise) {
           return found.then(
@@ -138,7 +149,7 @@ export function resolveDocuments(
           resolved[pair.text] = new LiftedDocument(kept.bytes);
           handles.push([pair, kept.handle]);
           sentText = true;
-          if (kept.fresh) fresh.push(kept.handle);
+          if (kept.fresh) fresh.push([pair, kept.handle]);
           if (kept.stored) stored.push(kept.stored);
         }
       }
@@ -148,10 +159,12 @@ export function resolveDocuments(
 
   const ready = (): Resolution => {
     let refused = false;
+    let schemaRefused = false;
     const watching: Engine = {
       run: (op, runArgs, options) =>
         engine.run(op, runArgs, options).catch((error: unknown) => {
           if (error instanceof EngineError && REFUSED.has(error.code)) refused = true;
+          if (error instanceof EngineError && error.code === SCHEMA_REFUSED) schemaRefused = true;
           throw error;
         }),
     };
@@ -163,8 +176,12 @@ export function resolveDocuments(
       answer(result) {
         if (refused) {
           // Documents that cannot be parsed are not kept (this call's new ones; older ones parsed).
-          for (const handle of fresh) held?.release(handle);
+          for (const [, handle] of fresh) held?.release(handle);
           return namingHandles(result, byHandle);
+        }
+        if (schemaRefused) {
+          // A text that is no usable schema is not kept as one; the document beside it is.
+          for (const [pair, handle] of fresh) if (pair.handle === 'schema') held?.release(handle);
         }
         // A handle evicted while the call ran (other sessions' texts filled the process bound) is
         // not named: the next call would be told it is no longer held (issue 24).

@@ -6,6 +6,7 @@ import { type DocumentArgument, LiftedDocument } from '../lifted-document.js';
 import { withHandleFields } from './document-handles.js';
 import { originalPath, restoreProtoKeys, shelterProtoKeys } from './proto-keys.js';
 import { loneSurrogateRefusal } from './unicode-arguments.js';
+import { unknownArgument } from './unknown-arguments.js';
 
 /** What every tool is given to do its work. */
 export interface ToolContext {
@@ -134,6 +135,8 @@ export function parseArguments<Args>(
   tool: ToolDefinition<Args>,
   raw: unknown,
 ): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
+  const unknown = unknownArgument(tool.name, inputKeys(tool), raw);
+  if (unknown !== undefined) return { ok: false, message: unknown };
   const sheltered = shelterProtoKeys(raw ?? {});
   const result = tool.input.safeParse(sheltered.raw);
   sheltered.undo();

@@ -16,6 +16,15 @@ const PROLOGUE_BYTES = 1 << 20;
  * conditional section or a parameter-entity reference. Anything else is read as a document.
  */
 export function isDtdText(bytes: Uint8Array): boolean {
+  const { text, at } = afterPrologue(bytes);
+  return (
+    at !== undefined &&
+    /^(<!(ELEMENT|ATTLIST|ENTITY|NOTATION)\s|<!\[|%[^\s;]+;)/.test(text.slice(at, at + 16))
+  );
+}
+
+/** The first PROLOGUE_BYTES as text, and where its first markup other than a comment or PI starts. */
+function afterPrologue(bytes: Uint8Array): { text: string; at: number | undefined } {
   const text = Buffer.from(
     bytes.buffer,
     bytes.byteOffset,
@@ -25,12 +34,40 @@ export function isDtdText(bytes: Uint8Array): boolean {
   for (;;) {
     while (at < text.length && /\s/.test(text[at] as string)) at++;
     const close = text.startsWith('<!--', at) ? '-->' : text.startsWith('<?', at) ? '?>' : undefined;
-    if (close === undefined) break;
+    if (close === undefined) return { text, at };
     const end = text.indexOf(close, at);
-    if (end < 0) return false;
+    if (end < 0) return { text, at: undefined };
     at = end + close.length;
   }
-  return /^(<!(ELEMENT|ATTLIST|ENTITY|NOTATION)\s|<!\[|%[^\s;]+;)/.test(text.slice(at, at + 16));
+}
+
+/**
+ * A DTD pasted as a document type declaration with nothing after it, `<!DOCTYPE r [ … ]>` (what a
+ * document's own internal subset looks like): its declarations, the part between the brackets.
+ * A declaration that only names an external DTD (`<!DOCTYPE r SYSTEM "r.dtd">`) is refused,
+ * since that DTD would have to be fetched. Undefined for any other text.
+ */
+export function dtdInDoctype(bytes: Uint8Array): Uint8Array | undefined {
+  if (bytes.byteLength > PROLOGUE_BYTES) return undefined;
+  const { text, at } = afterPrologue(bytes);
+  if (at === undefined || !text.startsWith('<!DOCTYPE', at)) return undefined;
+  const trimmed = text.trimEnd();
+  const open = /^<!DOCTYPE\s+[^\s[>]+(?:\s+(?:SYSTEM|PUBLIC)(?:\s+(?:"[^"]*"|'[^']*'))+)?\s*(\[|>)/.exec(
+    text.slice(at),
+  );
+  if (!open) return undefined;
+  if (open[1] === '>') {
+    if (at + open[0].length !== trimmed.length) return undefined;
+    throw new EngineError({
+      code: 'invalid-schema',
+      message:
+        "The `xsd` argument is a document type declaration that only names an external DTD, which is never fetched. Pass the DTD's declarations themselves (`<!ELEMENT …>`, `<!ATTLIST …>`).",
+    });
+  }
+  if (!/\]\s*>$/.test(trimmed)) return undefined;
+  const start = Buffer.byteLength(text.slice(0, at + open[0].length));
+  const end = Buffer.byteLength(trimmed.slice(0, trimmed.lastIndexOf(']')));
+  return bytes.subarray(start, end);
 }
 
 /**

@@ -9,7 +9,13 @@ import { PathWriter } from '../query/node-path.js';
 import { compileDtd } from './compile-dtd.js';
 import { compileRelaxNG } from './compile-relaxng.js';
 import { compileXsd } from './compile-xsd.js';
-import { isDtdText, languageOfRoot, refuseCompactSyntax, type SchemaLanguage } from './schema-language.js';
+import {
+  dtdInDoctype,
+  isDtdText,
+  languageOfRoot,
+  refuseCompactSyntax,
+  type SchemaLanguage,
+} from './schema-language.js';
 import { validationFailure } from './validation-failure.js';
 import { runSchema, type Violation } from './violations.js';
 
@@ -85,8 +91,10 @@ export function validate(xml: XmlSource, xsd: XmlSource, limits: ValidateLimits 
 
 function compile(xsd: XmlSource, limits: ValidateLimits): Compiled {
   const bytes = toUtf8(xsd);
-  if (isDtdText(bytes)) {
-    const dtd = compileDtd(bytes);
+  // A DTD pasted with the `<!DOCTYPE r [ … ]>` around it is read as the declarations inside.
+  const declarations = dtdInDoctype(bytes) ?? (isDtdText(bytes) ? bytes : undefined);
+  if (declarations) {
+    const dtd = compileDtd(declarations);
     return {
       language: 'dtd',
       run: (doc, onViolation) => validateAgainstDtd(dtd, doc, onViolation),
