@@ -162,6 +162,8 @@ export class HandleMix {
         const given = inLine[handle];
         if (given) this.#handles.set(sentText, given);
         else if (!result.isError) return { problem: `no handle for the ${text} sent` };
+        // A refused text alone (a schema that is no usable schema) is let go, its neighbour kept.
+        else if (this.#fresh.get(sent)?.includes(sentText)) this.#drop(sentText);
       }
     }
     if (!given) return { result };
