@@ -17,7 +17,9 @@
  * compares two durations (instances of the duration base class, minified `xb`) by months, then
  * seconds (`o()`, `v()`, which its own `equals` uses), and anything else as before.
  *
- * Both are applied to fontoxpath's dist file (CommonJS `fontoxpath.js`, which esbuild, tsx and Node pick
+ * 3. Its regular-expression caches are bounded (REGEX_CACHE_ENTRIES, below).
+ *
+ * All are applied to fontoxpath's dist file (CommonJS `fontoxpath.js`, which esbuild, tsx and Node pick
  * through `main`; the ES module `fontoxpath.esm.js`, which Vite picks through `module`; both have
  * the same text) by: the production bundle (scripts/build.ts, esbuild plugin), vitest
  * (vitest.config.ts, Vite plugin) and the engine workers tests start from TypeScript
@@ -71,12 +73,25 @@ const DURATION_PATCHES: ReadonlyArray<readonly [string, string]> = [
 
 /** fontoxpath's source with min and max comparing durations by value; throws unless each anchor occurs once. */
 export function patchFontoxpathDurations(source: string, file = 'fontoxpath'): string {
+  return replaceEachOnce(source, DURATION_PATCHES, file, 'fn:min/fn:max');
+}
+
+/**
+ * `source` with each anchor replaced (an empty replacement only checks that the anchor is there);
+ * throws unless each occurs exactly once, naming `what` to re-read in fontoxpath.
+ */
+function replaceEachOnce(
+  source: string,
+  patches: ReadonlyArray<readonly [string, string]>,
+  file: string,
+  what: string,
+): string {
   let patched = source;
-  for (const [anchor, replacement] of DURATION_PATCHES) {
+  for (const [anchor, replacement] of patches) {
     const at = patched.indexOf(anchor);
     if (at < 0 || patched.indexOf(anchor, at + 1) >= 0) {
       throw new Error(
-        `fontoxpath-patches: expected the text ${JSON.stringify(anchor)} exactly once in ${file}; fontoxpath changed (package.json pins 3.34.0): check fn:min/fn:max and update scripts/fontoxpath-patches.ts`,
+        `fontoxpath-patches: expected the text ${JSON.stringify(anchor)} exactly once in ${file}; fontoxpath changed (package.json pins 3.34.0): check ${what} and update scripts/fontoxpath-patches.ts`,
       );
     }
     if (replacement !== '') patched = patched.slice(0, at) + replacement + patched.slice(at + anchor.length);
@@ -84,9 +99,33 @@ export function patchFontoxpathDurations(source: string, file = 'fontoxpath'): s
   return patched;
 }
 
-/** Both patches. */
+/**
+ * Patterns each of fontoxpath's two regular-expression caches keeps at most. Unbounded, they kept
+ * every distinct pattern for the worker's life (~800 KiB each for `a{1,1750}b`: 250 of them in one
+ * call kept 195 MiB, and the next calls ran out of time or memory; ADR 0048). A call that cycles
+ * through more patterns than this compiles some again; none keeps more than these afterwards.
+ */
+export const REGEX_CACHE_ENTRIES = 16;
+const REGEX_CACHE_PATCHES: ReadonlyArray<readonly [string, string]> = [
+  // fn:matches' cache of xspattern matchers.
+  ['je.set(h,k)}return k(f)?', `je.size>=${REGEX_CACHE_ENTRIES}&&je.clear();je.set(h,k)}return k(f)?`],
+  // fn:replace's and fn:tokenize's cache of JavaScript RegExps.
+  ['ke.set(a,b);return b}', `ke.size>=${REGEX_CACHE_ENTRIES}&&ke.clear();ke.set(a,b);return b}`],
+];
+
+/** fontoxpath's source with its regular-expression caches bounded; throws unless each anchor occurs once. */
+export function patchFontoxpathRegexCaches(source: string, file = 'fontoxpath'): string {
+  return replaceEachOnce(
+    source,
+    REGEX_CACHE_PATCHES,
+    file,
+    'the pattern caches of fn:matches, fn:replace and fn:tokenize',
+  );
+}
+
+/** Every patch. */
 export function patchFontoxpath(source: string, file = 'fontoxpath'): string {
-  return patchFontoxpathDurations(patchFontoxpathOrder(source, file), file);
+  return patchFontoxpathRegexCaches(patchFontoxpathDurations(patchFontoxpathOrder(source, file), file), file);
 }
 
 /** The patched source when `path` is one of fontoxpath's dist files, else null. */

@@ -10,17 +10,21 @@ import {
   ORDER_INSERT,
   patchFontoxpathDurations,
   patchFontoxpathOrder,
+  patchFontoxpathRegexCaches,
   patchIfFontoxpath,
+  REGEX_CACHE_ENTRIES,
 } from '../../scripts/fontoxpath-patches.js';
 
 const DIST = join(process.cwd(), 'node_modules', 'fontoxpath', 'dist');
 const count = (text: string, part: string) => text.split(part).length - 1;
-/** Just the texts both patches rewrite, as fontoxpath 3.34.0 has them. */
+/** Just the texts the patches rewrite, as fontoxpath 3.34.0 has them. */
 const MINIMAL_FONTOXPATH = [
   ORDER_ANCHOR,
   'return w.m(a.reduce((e,f)=>e.value<f.value?f:e))},localName:"max"',
   'return w.m(a.reduce((e,f)=>e.value>f.value?f:e))},localName:"min"',
   'var xb=class{equals(a){return this.o()===a.o()&&this.v()===a.v()}',
+  'je.set(h,k)}return k(f)?',
+  'ke.set(a,b);return b}',
 ].join(';');
 
 describe('fontoxpath-patches', () => {
@@ -94,6 +98,26 @@ describe('fontoxpath duration patch', () => {
   it('throws when fontoxpath no longer has the text it rewrites', () => {
     expect(() => patchFontoxpathDurations('var xb=class{}', 'y.js')).toThrow(
       /fontoxpath-patches: expected the text .*localName:\\"max\\".* exactly once in y\.js/,
+    );
+  });
+});
+
+describe('fontoxpath regular-expression cache patch', () => {
+  it('bounds both pattern caches in both dist files', () => {
+    for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
+      const path = join(DIST, file);
+      const patched = patchFontoxpathRegexCaches(readFileSync(path, 'utf8'), path);
+      expect(count(patched, `je.size>=${REGEX_CACHE_ENTRIES}&&je.clear();je.set(`)).toBe(1);
+      expect(count(patched, `ke.size>=${REGEX_CACHE_ENTRIES}&&ke.clear();ke.set(`)).toBe(1);
+      // The two maps are the only pattern caches: each is set in one place.
+      expect(count(patched, 'je.set(')).toBe(1);
+      expect(count(patched, 'ke.set(')).toBe(1);
+    }
+  });
+
+  it('throws when fontoxpath no longer has the text it rewrites', () => {
+    expect(() => patchFontoxpathRegexCaches('je.set(h,k)}return k(f)?', 'z.js')).toThrow(
+      /fontoxpath-patches: expected the text .*ke\.set.* exactly once in z\.js/,
     );
   });
 });

@@ -574,6 +574,10 @@ export function evaluateXPath31Counted(
     namespaceResolver: (prefix: string) => (prefix === '' ? null : (bound.get(prefix) ?? null)),
     language:
       options.language === 'xquery' ? evaluateXPath.XQUERY_3_1_LANGUAGE : evaluateXPath.XPATH_3_1_LANGUAGE,
+    // fontoxpath would keep every compiled expression for the worker's life (~310 KiB for one of
+    // 1,900 characters), so distinct expressions filled the heap that later calls need (ADR 0048).
+    // A repeated expression pays its compile again: 2-7 ms, measured.
+    disableCache: true,
   };
   const run = (text: string) =>
     evaluateXPath(
