@@ -5,7 +5,7 @@ export default defineConfig({
   // fontoxpath's patches, as the bundle has them (scripts/fontoxpath-patches.ts).
   plugins: [fontoxpathOrderVite()],
   test: {
-    server: { deps: { inline: ['fontoxpath'] } },
+    server: { deps: { inline: ['fontoxpath', 'xspattern'] } },
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
     // A time-out only catches a hang; no test reads a clock to pass. Under npm test with three

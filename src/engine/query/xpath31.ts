@@ -11,6 +11,7 @@ import {
 import type { PathWriter } from './node-path.js';
 import type { OutputBudget, QueryOutput, QueryResult } from './result.js';
 import { markupWithinBudget, pathsWithinBudget, withinBudget } from './within-budget.js';
+import { forgetPatterns } from './xsd-regex.js';
 
 /*
  * XPath 3.1 beside XPath 1.0 (docs/adr/0033-xpath-3-1-beside-xpath-1-0.md): an expression is
@@ -60,7 +61,22 @@ export function answerXPath31(
   namespaces: Record<string, string>,
   reading: ItemReading,
 ): QueryResult {
-  const limit = reading.budget.maxValues;
+  try {
+    return {
+      ...readItems(evaluateIn(view, expression, namespaces, reading.budget.maxValues), reading),
+      xpath_version: '3.1',
+    };
+  } finally {
+    forgetPatterns();
+  }
+}
+
+function evaluateIn(
+  view: Xpath31View,
+  expression: string,
+  namespaces: Record<string, string>,
+  limit: number,
+): Xpath31Answer {
   let answer: Xpath31Answer;
   try {
     answer = evaluateXPath31Counted(view.docPtr, expression, namespaces, { view, limit });
@@ -82,7 +98,7 @@ export function answerXPath31(
       throw xqueryRead || /FLWOR expressions in XPath/.test(error.message) ? xquery : error;
     }
   }
-  return { ...readItems(answer, reading), xpath_version: '3.1' };
+  return answer;
 }
 
 /** The items as an answer: nodes (at least one) as a node-set in any output form, else values. */
