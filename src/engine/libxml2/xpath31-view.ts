@@ -15,6 +15,7 @@ import { XmlNsStruct, xmlNodeGetContent } from 'libxml2-wasm/lib/libxml2.mjs';
 import { heapWords } from './memory.js';
 import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
 import type { DocumentRef, NodeRef } from './tree.js';
+import { decodeUtf8 } from './utf8.js';
 
 const ELEMENT = 1;
 const ATTRIBUTE = 2;
@@ -29,8 +30,6 @@ const DOCUMENT = 9;
 const { evaluateXPath, registerCustomXPathFunction } = ((
   fontoxpathModule as unknown as { default?: typeof fontoxpathModule }
 ).default ?? fontoxpathModule) as typeof fontoxpathModule;
-
-const utf8 = new TextDecoder('utf-8');
 
 /** A libxml2 node as fontoxpath sees it: the DOM-like fields it reads, plus the pointer. */
 export class LxNode {
@@ -123,7 +122,7 @@ export class Xpath31View {
     if (address === 0) return '';
     const bytes = this.#bytes;
     const end = bytes.indexOf(0, address);
-    return utf8.decode(bytes.subarray(address, end));
+    return decodeUtf8(bytes.subarray(address, end));
   }
 
   #name(node: number): { local: string; bucket: string } {
