@@ -588,8 +588,9 @@ export function evaluateXPath31Counted(
       fontoOptions,
     ) as unknown[];
   // An expression whose brackets close below its own start could close the wrapper's bracket and
-  // change what the wrapped text means: it is run as written, and fails as written.
-  if (!closesInside(expression)) {
+  // change what the wrapped text means: it is run as written, and fails as written. So is an
+  // XQuery prolog (`declare function …;`), which must come first.
+  if (!closesInside(expression) || PROLOG.test(expression)) {
     const items = (run(expression) as unknown[]).map(toItem);
     return { count: items.length, nodes: items.every((item) => item.kind === 'node'), items };
   }
@@ -610,6 +611,8 @@ export function evaluateXPath31Counted(
   const [count, nodes, ...items] = results;
   return { count: count as number, nodes: nodes as boolean, items: items.map(toItem) };
 }
+
+const PROLOG = /^(?:\s|\(:[\s\S]*?:\))*(?:xquery\s+version|declare\s|import\s)/;
 
 /**
  * Whether no bracket of the expression closes one it did not open, string literals and comments
