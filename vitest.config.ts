@@ -5,7 +5,7 @@ export default defineConfig({
   // fontoxpath's patches, as the bundle has them (scripts/fontoxpath-patches.ts).
   plugins: [fontoxpathOrderVite()],
   test: {
-    server: { deps: { inline: ['fontoxpath'] } },
+    server: { deps: { inline: ['fontoxpath', 'xspattern'] } },
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
     // The default reporter counts skipped tests; this one also names them, reasons included.

@@ -17,7 +17,10 @@
  * compares two durations (instances of the duration base class, minified `xb`) by months, then
  * seconds (`o()`, `v()`, which its own `equals` uses), and anything else as before.
  *
- * Both are applied to fontoxpath's dist file (CommonJS `fontoxpath.js`, which esbuild, tsx and Node pick
+ * 3. Its regular-expression functions call the engine of src/engine/query/xsd-regex.ts (REGEX_PATCHES,
+ * below), which reads patterns with xspattern's parser, exported by a patch of xspattern.
+ *
+ * All are applied to fontoxpath's dist file (CommonJS `fontoxpath.js`, which esbuild, tsx and Node pick
  * through `main`; the ES module `fontoxpath.esm.js`, which Vite picks through `module`; both have
  * the same text) by: the production bundle (scripts/build.ts, esbuild plugin), vitest
  * (vitest.config.ts, Vite plugin) and the engine workers tests start from TypeScript
@@ -71,12 +74,25 @@ const DURATION_PATCHES: ReadonlyArray<readonly [string, string]> = [
 
 /** fontoxpath's source with min and max comparing durations by value; throws unless each anchor occurs once. */
 export function patchFontoxpathDurations(source: string, file = 'fontoxpath'): string {
+  return replaceEachOnce(source, DURATION_PATCHES, file, 'fn:min/fn:max');
+}
+
+/**
+ * `source` with each anchor replaced (an empty replacement only checks that the anchor is there);
+ * throws unless each occurs exactly once, naming `what` to re-read in fontoxpath.
+ */
+function replaceEachOnce(
+  source: string,
+  patches: ReadonlyArray<readonly [string, string]>,
+  file: string,
+  what: string,
+): string {
   let patched = source;
-  for (const [anchor, replacement] of DURATION_PATCHES) {
+  for (const [anchor, replacement] of patches) {
     const at = patched.indexOf(anchor);
     if (at < 0 || patched.indexOf(anchor, at + 1) >= 0) {
       throw new Error(
-        `fontoxpath-patches: expected the text ${JSON.stringify(anchor)} exactly once in ${file}; fontoxpath changed (package.json pins 3.34.0): check fn:min/fn:max and update scripts/fontoxpath-patches.ts`,
+        `fontoxpath-patches: expected the text ${JSON.stringify(anchor)} exactly once in ${file}; fontoxpath changed (package.json pins 3.34.0): check ${what} and update scripts/fontoxpath-patches.ts`,
       );
     }
     if (replacement !== '') patched = patched.slice(0, at) + replacement + patched.slice(at + anchor.length);
@@ -84,14 +100,95 @@ export function patchFontoxpathDurations(source: string, file = 'fontoxpath'): s
   return patched;
 }
 
-/** Both patches. */
-export function patchFontoxpath(source: string, file = 'fontoxpath'): string {
-  return patchFontoxpathDurations(patchFontoxpathOrder(source, file), file);
+/**
+ * Where the patched functions find the regular-expression engine (src/engine/query/xsd-regex.ts
+ * puts it there as it loads; a worker is its own realm). fontoxpath has no hook to reach it.
+ */
+const ENGINE = 'globalThis[Symbol.for("oxml-mcp.xsd-regex")]';
+
+/**
+ * fn:matches, fn:replace and fn:tokenize, all of them, on the one XSD-regex engine (ADR 0048):
+ * fontoxpath gave only `matches` its XSD-regex engine (xspattern) and handed `replace` and
+ * `tokenize` to JavaScript's RegExp (backtracking: `(a+)+b` took seconds; `\p{Lu}`, class
+ * subtraction read as JavaScript; `(?<=a)b` accepted), kept every pattern for the worker's life,
+ * and refused flags. The engine caches patterns for one call only.
+ */
+const REGEX_PATCHES: ReadonlyArray<readonly [string, string]> = [
+  // fn:matches#2: its xspattern matcher and its cache.
+  [
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: fontoxpath's own template literal, matched as text
+    'let k=je.get(h);if(!k){try{k=(0,Cd.compile)(h,{language:"xpath"})}catch(l){throw Error(`FORX0002: ${l}`);}je.set(h,k)}return k(f)?w.$():w.S()',
+    `return ${ENGINE}.matches(f,h,"")?w.$():w.S()`,
+  ],
+  // fn:matches#3, which fontoxpath lacks: declared after #2.
+  [
+    'localName:"matches",namespaceURI:"http://www.w3.org/2005/xpath-functions",i:{type:0,g:3}}',
+    `localName:"matches",namespaceURI:"http://www.w3.org/2005/xpath-functions",i:{type:0,g:3}},{j:[{type:1,g:0},{type:1,g:3},{type:1,g:3}],callFunction:(a,b,c,d,e,f)=>tb([d,e,f],([h,k,l])=>${ENGINE}.matches(h?h.value:"",k.value,l.value)?w.$():w.S()),localName:"matches",namespaceURI:"http://www.w3.org/2005/xpath-functions",i:{type:0,g:3}}`,
+  ],
+  // fn:tokenize#2 (and #1, which calls it with " "): the RegExp loop.
+  [
+    'e=e.first().value;e=ge(e);e.lastIndex=0;b=[];c=e.exec(a);for(d=0;c;)b.push(a.slice(d,c.index)),d=e.lastIndex,c=e.exec(a);b.push(a.slice(d));return w.create(b.map(f=>g(f,1)))',
+    `e=e.first().value;return w.create(${ENGINE}.tokenize(a,e,"").map(f=>g(f,1)))`,
+  ],
+  // fn:tokenize#3, refused.
+  [
+    'callFunction(){throw Error("Not implemented: Using flags in tokenize is not supported");}',
+    `callFunction(a,b,c,d,e,f){return d.isEmpty()?w.empty():w.create(${ENGINE}.tokenize(d.first().value,e.first().value,f.first().value).map(x=>g(x,1)))}`,
+  ],
+  // fn:replace#3: returns before its RegExp code, which is left unreachable.
+  [
+    'k=k.value;l=l.value;if(l.includes("$0"))throw Error("Using $0 in fn:replace to replace substrings with full matches is not supported.");',
+    `return w.m(g(${ENGINE}.replace(h,k.value,l.value,""),1));`,
+  ],
+  // fn:replace#4, refused; fontoxpath's closing brace follows on the next line.
+  [
+    'callFunction(){throw Error("Not implemented: Using flags in replace is not supported");',
+    `callFunction(a,b,c,d,e,f,h){return tb([d,e,f,h],([i,k,l,m])=>w.m(g(${ENGINE}.replace(i?i.value:"",k.value,l.value,m.value),1)));`,
+  ],
+];
+
+/** fontoxpath's source with its regular-expression functions on the engine; throws unless each anchor occurs once. */
+export function patchFontoxpathRegex(source: string, file = 'fontoxpath'): string {
+  return replaceEachOnce(source, REGEX_PATCHES, file, 'fn:matches, fn:replace and fn:tokenize');
 }
 
-/** The patched source when `path` is one of fontoxpath's dist files, else null. */
+/** Every patch. */
+export function patchFontoxpath(source: string, file = 'fontoxpath'): string {
+  return patchFontoxpathRegex(patchFontoxpathDurations(patchFontoxpathOrder(source, file), file), file);
+}
+
+/** xspattern's ES module (the one `import` resolves to; fontoxpath's CommonJS file requires the other). */
+export const XSPATTERN_ESM = /[\\/]node_modules[\\/]xspattern[\\/]dist[\\/]xspattern\.esm\.js$/;
+
+/**
+ * xspattern parses a pattern to a tree its own matcher reads, but exports only the matcher, a
+ * yes/no for the whole string; replace and tokenize need where a match is and what its groups
+ * hold. The patch exports the parser, and keeps in the tree the two facts its matcher does not
+ * need: whether a group captures (`(?:…)` does not) and whether a quantifier is reluctant (`*?`).
+ */
+const XSPATTERN_PATCHES: ReadonlyArray<readonly [string, string]> = [
+  [
+    'u(E(BA,T(D(C("?:")),SA),aA,!0),A=>({kind:"regexp",value:A}))',
+    'u(E(BA,I(D(C("?:")),SA,(q,A)=>({kind:"regexp",value:A,capturing:null===q})),aA,!0),A=>A)',
+  ],
+  ['E(R,fA,V,!0)]),D(GA),(A,B)=>A)', 'E(R,fA,V,!0)]),D(GA),(A,B)=>null===B?A:{min:A.min,max:A.max,lazy:!0})'],
+  ['export{HA as compile};', 'export{HA as compile,oA as oxmlPatternParser};'],
+];
+
+/** xspattern's ES module with its parser exported; throws unless each anchor occurs once. */
+export function patchXspattern(source: string, file = 'xspattern'): string {
+  return replaceEachOnce(
+    source,
+    XSPATTERN_PATCHES,
+    file,
+    "xspattern's pattern parser (package.json of fontoxpath 3.34.0 takes xspattern ^3.1.0)",
+  );
+}
+
+/** The patched source when `path` is one of the files patched here, else null. */
 export function patchIfFontoxpath(path: string, source: string): string | null {
-  return FONTOXPATH_DIST.test(path) ? patchFontoxpath(source, path) : null;
+  if (FONTOXPATH_DIST.test(path)) return patchFontoxpath(source, path);
+  return XSPATTERN_ESM.test(path) ? patchXspattern(source, path) : null;
 }
 
 /** The patch as an esbuild plugin (scripts/build.ts, the benchmark's bundles). */
@@ -103,13 +200,17 @@ export function fontoxpathOrderEsbuild(): EsbuildPlugin {
         contents: patchFontoxpath(readFileSync(args.path, 'utf8'), args.path),
         loader: 'js',
       }));
+      esbuild.onLoad({ filter: XSPATTERN_ESM }, (args) => ({
+        contents: patchXspattern(readFileSync(args.path, 'utf8'), args.path),
+        loader: 'js',
+      }));
     },
   };
 }
 
 /**
  * The patch as a Vite plugin (vitest.config.ts). Vitest leaves node_modules to Node unless told
- * to inline them, so the config inlines fontoxpath for this transform to see it.
+ * to inline them, so the config inlines fontoxpath and xspattern for this transform to see them.
  */
 export function fontoxpathOrderVite(): VitePlugin {
   return {

@@ -1,4 +1,5 @@
 import { ByteSink } from './libxml2/byte-sink.js';
+import { decodeUtf8 } from './libxml2/utf8.js';
 import { withDocument, type XmlSource } from './parse.js';
 
 export type EmptyElementStyle = 'self-closing' | 'spaced' | 'expanded';
@@ -17,7 +18,7 @@ const NEWLINE = 0x0a;
  * drops only whitespace-only text between elements, which is what indentation replaces.
  */
 export function format(xml: XmlSource, options: FormatOptions): string {
-  return new TextDecoder().decode(formatToBytes(xml, options));
+  return decodeUtf8(formatToBytes(xml, options));
 }
 
 /**
@@ -39,12 +40,12 @@ export function formatToBytes(xml: XmlSource, options: FormatOptions): Uint8Arra
   });
   const trimmed = output[output.length - 1] === NEWLINE ? output.subarray(0, -1) : output;
   if (options.emptyElements !== 'spaced') return trimmed;
-  return new TextEncoder().encode(spaceEmptyTags(new TextDecoder().decode(trimmed)));
+  return new TextEncoder().encode(spaceEmptyTags(decodeUtf8(trimmed)));
 }
 
 /** Only the first characters can hold the declaration, so only they are decoded. */
 function hasDeclaration(xml: XmlSource): boolean {
-  const start = typeof xml === 'string' ? xml.slice(0, 8) : new TextDecoder().decode(xml.subarray(0, 16));
+  const start = typeof xml === 'string' ? xml.slice(0, 8) : decodeUtf8(xml.subarray(0, 16));
   return /^\uFEFF?<\?xml[\s?]/.test(start);
 }
 

@@ -1,3 +1,5 @@
+import { decodeUtf8 } from './libxml2/utf8.js';
+
 /**
  * What a not-well-formed message adds to libxml2's own words: the text where the parse stopped,
  * and for the mistakes real documents make most, what to write instead. A model sees neither the
@@ -27,7 +29,7 @@ export function nearText(bytes: Uint8Array, line: number, column: number): strin
   // the window, and decode only the window.
   const from = byteAfterCharacters(bytes, lineStart, lineEnd, Math.max(0, column - 1 - SIDE));
   const to = byteAfterCharacters(bytes, from, lineEnd, Math.min(column - 1, SIDE) + SIDE);
-  const shown = new TextDecoder('utf-8').decode(bytes.subarray(from, to)).replace(/\r$/, '');
+  const shown = decodeUtf8(bytes.subarray(from, to)).replace(/\r$/, '');
   if (shown.trim() === '') return undefined;
   return `${from > lineStart ? '…' : ''}${JSON.stringify(shown)}${to < lineEnd ? '…' : ''}`;
 }

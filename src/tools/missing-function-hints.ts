@@ -2,7 +2,7 @@ import { EngineError } from '../engine/errors.js';
 
 /**
  * What to write instead of a function neither XPath 1.0 nor XPath 3.1 (as fontoxpath 3.34
- * evaluates it) has, or of an argument it does not take: the XPath 2.0+ functions models write
+ * evaluates it) has: the XPath 2.0+ functions models write
  * are answered by XPath 3.1 now (docs/adr/0033-xpath-3-1-beside-xpath-1-0.md), so only these
  * remain to explain.
  */
@@ -15,7 +15,6 @@ const INSTEAD: Record<string, string> = {
   'format-time': 'hours-from-time() and minutes-from-time() give the parts; concat() or || joins them',
   'analyze-string': 'tokenize(), matches() and replace() split, test and rewrite with a regular expression',
   'contains-token': "tokenize(@a) = 'x' tests whether a space-separated list holds x",
-  matches: "flags are not supported: for a case-insensitive match write matches(lower-case(.), 'abc')",
   current: 'it is XSLT, not XPath: write the path from the document root instead',
   key: 'it is XSLT, not XPath: select with a predicate instead, e.g. //item[@id = $x]',
   doc: 'it loads another document, which this server never does: query the document you pass',
@@ -26,22 +25,15 @@ const INSTEAD: Record<string, string> = {
   serialize: 'output: "xml" shows nodes as markup',
 };
 
-/** The flags argument fontoxpath refuses ("Using flags in replace is not supported"). */
-const FLAGS = /Using flags in (\w+)/;
-
 /**
- * An engine error that names a function (or a flags argument) this server's XPath lacks, with one
- * sentence saying what to write instead; any other error comes back as it was.
+ * An engine error that names a function this server's XPath lacks, with one sentence saying what
+ * to write instead; any other error comes back as it was.
  */
 export function withMissingFunctionHint(error: unknown): unknown {
   if (!(error instanceof EngineError) || error.code !== 'xpath-failed') return error;
-  const flags = FLAGS.exec(error.message)?.[1];
-  const missing =
-    flags ?? /XPST0017: Function Q\{[^}]*\}([\w.-]+) with arity/.exec(error.message)?.[1] ?? undefined;
+  const missing = /XPST0017: Function Q\{[^}]*\}([\w.-]+) with arity/.exec(error.message)?.[1];
   if (missing === undefined) return error;
-  const instead = flags
-    ? `flags are not supported: for a case-insensitive ${flags} lower-case() both sides first`
-    : INSTEAD[missing];
+  const instead = INSTEAD[missing];
   if (instead === undefined) return error;
   return new EngineError({ code: error.code, message: `${error.message} \`${missing}()\`: ${instead}.` });
 }

@@ -55,7 +55,11 @@ function readPlainString(bytes: Uint8Array, at: number): (Token & { text: string
   for (let i = at + 1; i < bytes.length; i++) {
     const byte = bytes[i] as number;
     if (byte === BACKSLASH || byte < 0x20) return undefined;
-    if (byte === QUOTE) return { end: i + 1, text: new TextDecoder().decode(bytes.subarray(at + 1, i)) };
+    if (byte === QUOTE)
+      return {
+        end: i + 1,
+        text: new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes.subarray(at + 1, i)),
+      };
   }
   return undefined;
 }

@@ -10,17 +10,27 @@ import {
   ORDER_INSERT,
   patchFontoxpathDurations,
   patchFontoxpathOrder,
+  patchFontoxpathRegex,
   patchIfFontoxpath,
+  patchXspattern,
+  XSPATTERN_ESM,
 } from '../../scripts/fontoxpath-patches.js';
 
 const DIST = join(process.cwd(), 'node_modules', 'fontoxpath', 'dist');
 const count = (text: string, part: string) => text.split(part).length - 1;
-/** Just the texts both patches rewrite, as fontoxpath 3.34.0 has them. */
+/** Just the texts the patches rewrite, as fontoxpath 3.34.0 has them. */
 const MINIMAL_FONTOXPATH = [
   ORDER_ANCHOR,
   'return w.m(a.reduce((e,f)=>e.value<f.value?f:e))},localName:"max"',
   'return w.m(a.reduce((e,f)=>e.value>f.value?f:e))},localName:"min"',
   'var xb=class{equals(a){return this.o()===a.o()&&this.v()===a.v()}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: fontoxpath's own template literal, matched as text
+  'let k=je.get(h);if(!k){try{k=(0,Cd.compile)(h,{language:"xpath"})}catch(l){throw Error(`FORX0002: ${l}`);}je.set(h,k)}return k(f)?w.$():w.S()',
+  'localName:"matches",namespaceURI:"http://www.w3.org/2005/xpath-functions",i:{type:0,g:3}}',
+  'e=e.first().value;e=ge(e);e.lastIndex=0;b=[];c=e.exec(a);for(d=0;c;)b.push(a.slice(d,c.index)),d=e.lastIndex,c=e.exec(a);b.push(a.slice(d));return w.create(b.map(f=>g(f,1)))',
+  'callFunction(){throw Error("Not implemented: Using flags in tokenize is not supported");}',
+  'k=k.value;l=l.value;if(l.includes("$0"))throw Error("Using $0 in fn:replace to replace substrings with full matches is not supported.");',
+  'callFunction(){throw Error("Not implemented: Using flags in replace is not supported");',
 ].join(';');
 
 describe('fontoxpath-patches', () => {
@@ -94,6 +104,41 @@ describe('fontoxpath duration patch', () => {
   it('throws when fontoxpath no longer has the text it rewrites', () => {
     expect(() => patchFontoxpathDurations('var xb=class{}', 'y.js')).toThrow(
       /fontoxpath-patches: expected the text .*localName:\\"max\\".* exactly once in y\.js/,
+    );
+  });
+});
+
+describe('regular-expression patches', () => {
+  const ENGINE = 'globalThis[Symbol.for("oxml-mcp.xsd-regex")]';
+
+  it('sends matches, replace and tokenize, with and without flags, to the one engine in both dist files', () => {
+    for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
+      const path = join(DIST, file);
+      const patched = patchFontoxpathRegex(readFileSync(path, 'utf8'), path);
+      expect(count(patched, `${ENGINE}.matches(`)).toBe(2);
+      expect(count(patched, `${ENGINE}.replace(`)).toBe(2);
+      expect(count(patched, `${ENGINE}.tokenize(`)).toBe(2);
+      // Nothing calls fontoxpath's own regular expressions any more.
+      expect(count(patched, 'Cd.compile)(')).toBe(0);
+      // fontoxpath's RegExp is left only in replace#3's code after the patch's `return`.
+      expect(count(patched, '=ge(')).toBe(1);
+      expect(patched).toContain(`return w.m(g(${ENGINE}.replace(h,k.value,l.value,""),1));\nl=l.split(`);
+      expect(patched).not.toContain('Not implemented: Using flags');
+    }
+  });
+
+  it("exports xspattern's parser, keeping capturing groups and reluctant quantifiers", () => {
+    const path = join(process.cwd(), 'node_modules', 'xspattern', 'dist', 'xspattern.esm.js');
+    expect(XSPATTERN_ESM.test(path)).toBe(true);
+    expect(patchIfFontoxpath(path, readFileSync(path, 'utf8'))).toContain('oA as oxmlPatternParser');
+    expect(() => patchXspattern('export{HA as compile};', 'x.esm.js')).toThrow(
+      /fontoxpath-patches: expected the text .* exactly once in x\.esm\.js/,
+    );
+  });
+
+  it('throws when fontoxpath no longer has the text it rewrites', () => {
+    expect(() => patchFontoxpathRegex('je.set(h,k)', 'z.js')).toThrow(
+      /fontoxpath-patches: expected the text .* exactly once in z\.js/,
     );
   });
 });

@@ -1,4 +1,5 @@
 import { MAX_EXACT_DISTINCT, MAX_PROFILE_VALUE_CHARS, MAX_PROFILE_VALUES } from '../../limits.js';
+import { decodeUtf8 } from '../libxml2/utf8.js';
 
 /** One distinct value kept: its first characters (all of it unless `cut`) and how often it occurs. */
 export interface KeptValue {
@@ -14,7 +15,6 @@ export interface KeptValue {
 const SKETCH_SIZE = 256;
 /** Numbers longer than this are not read as numbers (a hostile 1 MB string of digits). */
 const MAX_NUMBER_BYTES = 64;
-const decoder = new TextDecoder();
 
 /**
  * What one field's values are (an attribute at one path, or the text of the leaves at one path),
@@ -326,7 +326,7 @@ function shown(bytes: Uint8Array, start: number, end: number): { text: string; c
   }
   const room = 4 * MAX_PROFILE_VALUE_CHARS;
   const whole = end - start <= room;
-  const text = decoder.decode(bytes.subarray(start, whole ? end : start + room));
+  const text = decodeUtf8(bytes.subarray(start, whole ? end : start + room));
   if (whole && text.length <= MAX_PROFILE_VALUE_CHARS) return { text, cut: false };
   let length = MAX_PROFILE_VALUE_CHARS;
   const last = text.charCodeAt(length - 1);

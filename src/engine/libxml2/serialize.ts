@@ -7,6 +7,7 @@ import {
 } from 'libxml2-wasm/lib/libxml2.mjs';
 import { heapBytes } from './memory.js';
 import { type NodeRef, qualifiedName } from './tree.js';
+import { decodeUtf8 } from './utf8.js';
 
 /**
  * Fields of libxml2 2.15's `xmlNode` on wasm32 (libxml2-wasm 0.7.2) that the wrapper has no
@@ -210,10 +211,8 @@ function contentOf(node: NodeRef, maxChars: number): string {
   const end = Math.min(heap.length, pointer + 3 * (maxChars + 1));
   const slice = heap.subarray(pointer, end);
   const nul = slice.indexOf(0);
-  return cutAt(decoder.decode(nul === -1 ? slice : slice.subarray(0, nul)), maxChars + 1);
+  return cutAt(decodeUtf8(nul === -1 ? slice : slice.subarray(0, nul)), maxChars + 1);
 }
-
-const decoder = new TextDecoder();
 
 const TEXT_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' };
 const ATTRIBUTE_ESCAPES: Record<string, string> = {

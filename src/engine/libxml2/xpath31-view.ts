@@ -15,6 +15,7 @@ import { XmlNsStruct, xmlNodeGetContent } from 'libxml2-wasm/lib/libxml2.mjs';
 import { heapWords } from './memory.js';
 import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
 import type { DocumentRef, NodeRef } from './tree.js';
+import { decodeUtf8 } from './utf8.js';
 
 const ELEMENT = 1;
 const ATTRIBUTE = 2;
@@ -29,8 +30,6 @@ const DOCUMENT = 9;
 const { evaluateXPath, registerCustomXPathFunction } = ((
   fontoxpathModule as unknown as { default?: typeof fontoxpathModule }
 ).default ?? fontoxpathModule) as typeof fontoxpathModule;
-
-const utf8 = new TextDecoder('utf-8');
 
 /** A libxml2 node as fontoxpath sees it: the DOM-like fields it reads, plus the pointer. */
 export class LxNode {
@@ -123,7 +122,7 @@ export class Xpath31View {
     if (address === 0) return '';
     const bytes = this.#bytes;
     const end = bytes.indexOf(0, address);
-    return utf8.decode(bytes.subarray(address, end));
+    return decodeUtf8(bytes.subarray(address, end));
   }
 
   #name(node: number): { local: string; bucket: string } {
@@ -574,6 +573,10 @@ export function evaluateXPath31Counted(
     namespaceResolver: (prefix: string) => (prefix === '' ? null : (bound.get(prefix) ?? null)),
     language:
       options.language === 'xquery' ? evaluateXPath.XQUERY_3_1_LANGUAGE : evaluateXPath.XPATH_3_1_LANGUAGE,
+    // fontoxpath would keep every compiled expression for the worker's life (~310 KiB for one of
+    // 1,900 characters), so distinct expressions filled the heap that later calls need (ADR 0048).
+    // A repeated expression pays its compile again: 2-7 ms, measured.
+    disableCache: true,
   };
   const run = (text: string) =>
     evaluateXPath(
@@ -585,8 +588,9 @@ export function evaluateXPath31Counted(
       fontoOptions,
     ) as unknown[];
   // An expression whose brackets close below its own start could close the wrapper's bracket and
-  // change what the wrapped text means: it is run as written, and fails as written.
-  if (!closesInside(expression)) {
+  // change what the wrapped text means: it is run as written, and fails as written. So is an
+  // XQuery prolog (`declare function …;`), which must come first.
+  if (!closesInside(expression) || PROLOG.test(expression)) {
     const items = (run(expression) as unknown[]).map(toItem);
     return { count: items.length, nodes: items.every((item) => item.kind === 'node'), items };
   }
@@ -607,6 +611,8 @@ export function evaluateXPath31Counted(
   const [count, nodes, ...items] = results;
   return { count: count as number, nodes: nodes as boolean, items: items.map(toItem) };
 }
+
+const PROLOG = /^(?:\s|\(:[\s\S]*?:\))*(?:xquery\s+version|declare\s|import\s)/;
 
 /**
  * Whether no bracket of the expression closes one it did not open, string literals and comments

@@ -1,4 +1,5 @@
 import type { XmlDocument } from 'libxml2-wasm';
+import { decodeUtf8 } from '../libxml2/utf8.js';
 import { withDocument } from '../parse.js';
 import { queryDocument } from './query.js';
 
@@ -32,9 +33,7 @@ const DEFINITION =
 export function declaredDefaults(xml: Uint8Array): Defaulted[] {
   const start = Buffer.from(xml.buffer, xml.byteOffset, xml.byteLength).indexOf('<!ATTLIST');
   if (start === -1) return [];
-  const subset = new TextDecoder('utf-8', { ignoreBOM: true }).decode(
-    xml.subarray(start, Math.min(xml.byteLength, start + MAX_SUBSET_CHARS * 3)),
-  );
+  const subset = decodeUtf8(xml.subarray(start, Math.min(xml.byteLength, start + MAX_SUBSET_CHARS * 3)));
   const found: Defaulted[] = [];
   for (const [, element = '', definitions = ''] of subset.slice(0, MAX_SUBSET_CHARS).matchAll(ATTLIST)) {
     for (const [, attribute = '', double, single] of definitions.matchAll(DEFINITION)) {

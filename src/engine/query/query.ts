@@ -7,6 +7,7 @@ import {
 } from '../../limits.js';
 import { EngineError, type EngineErrorCode } from '../errors.js';
 import { type DocumentRef, documentPointer, stringValue } from '../libxml2/tree.js';
+import { decodeUtf8 } from '../libxml2/utf8.js';
 import {
   evaluateXPath,
   isXPathFailure,
@@ -360,5 +361,5 @@ function characterPosition(expression: string, byteOffset: number | undefined): 
   if (byteOffset === undefined || byteOffset < 0) return undefined;
   const bytes = new TextEncoder().encode(expression);
   if (byteOffset > bytes.length) return undefined;
-  return new TextDecoder().decode(bytes.subarray(0, byteOffset)).length;
+  return decodeUtf8(bytes.subarray(0, byteOffset)).length;
 }

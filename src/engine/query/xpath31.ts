@@ -11,6 +11,7 @@ import {
 import type { PathWriter } from './node-path.js';
 import type { OutputBudget, QueryOutput, QueryResult } from './result.js';
 import { markupWithinBudget, pathsWithinBudget, withinBudget } from './within-budget.js';
+import { forgetPatterns } from './xsd-regex.js';
 
 /*
  * XPath 3.1 beside XPath 1.0 (docs/adr/0033-xpath-3-1-beside-xpath-1-0.md): an expression is
@@ -60,7 +61,22 @@ export function answerXPath31(
   namespaces: Record<string, string>,
   reading: ItemReading,
 ): QueryResult {
-  const limit = reading.budget.maxValues;
+  try {
+    return {
+      ...readItems(evaluateIn(view, expression, namespaces, reading.budget.maxValues), reading),
+      xpath_version: '3.1',
+    };
+  } finally {
+    forgetPatterns();
+  }
+}
+
+function evaluateIn(
+  view: Xpath31View,
+  expression: string,
+  namespaces: Record<string, string>,
+  limit: number,
+): Xpath31Answer {
   let answer: Xpath31Answer;
   try {
     answer = evaluateXPath31Counted(view.docPtr, expression, namespaces, { view, limit });
@@ -82,7 +98,7 @@ export function answerXPath31(
       throw xqueryRead || /FLWOR expressions in XPath/.test(error.message) ? xquery : error;
     }
   }
-  return { ...readItems(answer, reading), xpath_version: '3.1' };
+  return answer;
 }
 
 /** The items as an answer: nodes (at least one) as a node-set in any output form, else values. */
@@ -171,6 +187,20 @@ export function xpath31Error(
       message: `The expression uses the variable \`$${name ?? '…'}\`, which nothing binds (XPST0008): bind it in the expression (\`let $${name ?? 'x'} := … return …\`, \`for $${name ?? 'x'} in … return …\`) or write the value in its place.`,
     });
   }
+  if (code === 'XQDY0054') {
+    const name = /\bdeclare\s+variable\s+\$([\w.:-]+)\s+external\b/.exec(expression)?.[1];
+    return new EngineError({
+      code: 'unbound-variable',
+      message: `The expression declares an external variable${name ? ` (\`$${name}\`)` : ''} (XQDY0054), and nothing here supplies one: give it its value in the expression (\`declare variable $x := …;\`) or write the value in its place.`,
+    });
+  }
+  const refusal = UNSUPPORTED.find(([pattern]) => pattern.test(message));
+  if (refusal !== undefined) {
+    return new EngineError({
+      code: 'xpath-failed',
+      message: `The expression \`${expression}\` could not be evaluated as XPath 3.1: ${refusal[1]}`,
+    });
+  }
   const detail = shortened(message.replace(/\s+/g, ' ').trim(), 400);
   if (/More than one order spec is not supported/.test(detail)) {
     return new EngineError({
@@ -190,6 +220,22 @@ export function xpath31Error(
     message: `The expression \`${expression}\` could not be evaluated as XPath 3.1: ${detail}${advice}`,
   });
 }
+
+/**
+ * fontoxpath's errors for what this server does not give it, worded for a model instead of as
+ * the JavaScript failure behind them ("Cannot read properties of undefined (reading
+ * 'createElementNS')"): no node factory, so no new nodes; no serializer.
+ */
+const UNSUPPORTED: ReadonlyArray<readonly [RegExp, string]> = [
+  [
+    /node factory|reading 'create(?:Element|Attribute|TextNode|Comment|ProcessingInstruction|CDATASection|Document)|documentWriter|XUST0001|counterpart for: \w*Constructor/,
+    'it builds new nodes (an element, attribute, text or document constructor, or `copy … modify`), and no new node can be made here: the document is only read. Select the nodes and compute values from them instead; `output: "xml"` shows a node as markup.',
+  ],
+  [
+    /no xmlSerializer set/,
+    '`serialize()` is not available here. To see nodes as markup select them and pass `output: "xml"`; a map or an array is already answered as JSON.',
+  ],
+];
 
 /** What to do next, for the errors a model meets most. */
 const ADVICE: Record<string, (detail: string) => string> = {

@@ -16,6 +16,8 @@ import { documentPointer, stringValue } from '../../../src/engine/libxml2/tree.j
 // The one import of the evaluator: move it here if evaluateXPath31 moves.
 import { evaluateXPath31, type Xpath31Item, Xpath31View } from '../../../src/engine/libxml2/xpath31-view.js';
 import { parseDocument } from '../../../src/engine/parse.js';
+// fontoxpath's regular-expression functions call this engine (scripts/fontoxpath-patches.ts).
+import '../../../src/engine/query/xsd-regex.js';
 import { BY_CAUSE, CAUSES, EXPECTED_FAILURES, NOT_RUN } from './qt3-expected-failures.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -282,7 +284,7 @@ const failed = ran.filter((r) => r.problem !== undefined);
 const passed = ran.length - failed.length;
 
 /** The floor: raise it when cases are fixed (the test below says when). */
-const PASSING = 3137;
+const PASSING = 3214;
 
 describe('W3C QT3 test suite (XPath 3.1 subset) through evaluateXPath31', () => {
   for (const [cause, why] of Object.entries(CAUSES)) {

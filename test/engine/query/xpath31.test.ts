@@ -216,3 +216,45 @@ describe('a batch', () => {
     expect(entries[2]).toMatchObject({ code: 'invalid-xpath' });
   });
 });
+
+describe('what XQuery binds, builds and serializes (issue 33 F11, item 5)', () => {
+  const doc = '<r><a/><a/></r>';
+
+  it('takes variables and functions the expression itself declares', () => {
+    expect(query(doc, 'declare function local:f($n) { $n * 2 }; local:f(21)').values).toEqual(['42']);
+    expect(query(doc, 'declare variable $x := count(//a); $x * 10').values).toEqual(['20']);
+    // A comment can neither hide an outside variable nor make one of its own.
+    expect(query(doc, 'count(//a) (: $x :)').values).toEqual(['2']);
+    const hidden = engineError(() => query(doc, '$x (: for $y :)'));
+    expect(hidden.code).toBe('unbound-variable');
+    expect(hidden.message).toContain('`$x`, which nothing binds (XPST0008)');
+  });
+
+  it('says an external variable has nothing to supply it, instead of the bare XQDY0054', () => {
+    const error = engineError(() => query(doc, 'declare variable $limit external; $limit'));
+    expect(error.code).toBe('unbound-variable');
+    expect(error.message).toMatch(
+      /external variable \(`\$limit`\) \(XQDY0054\), and nothing here supplies one/,
+    );
+  });
+
+  it('says in a sentence that no node can be built, never a JavaScript failure', () => {
+    for (const xpath of [
+      'element a { 1 }',
+      '<a/>',
+      'document { 1 }',
+      'copy $c := /r modify () return count($c/a)',
+    ]) {
+      const error = engineError(() => query(doc, xpath));
+      expect(error.message, xpath).toContain('it builds new nodes');
+      expect(error.message, xpath).not.toMatch(/Cannot read properties|node factory|counterpart/);
+    }
+  });
+
+  it('says serialize() is not available and what shows markup instead', () => {
+    const error = engineError(() => query(doc, 'serialize(//a[1])'));
+    expect(error.message).toContain('`serialize()` is not available here');
+    expect(error.message).toContain('`output: "xml"`');
+    expect(error.message).not.toContain('xmlSerializer');
+  });
+});
