@@ -7,15 +7,22 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { fontoxpathOrderEsbuild } from '../scripts/fontoxpath-patches.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 // Inside the repository, so the bundles find libxml2-wasm (left external, as in dist/).
 const CACHE = join(ROOT, 'node_modules', '.cache');
 
-/** Bundles `entry` (relative to the repository) into `node_modules/.cache/<name>/`; returns the .mjs to run. */
-export async function bundle(entry: string, name: string, patched = true): Promise<string> {
+/**
+ * Bundles `entry` (relative to the repository) into `node_modules/.cache/<name>/`; returns the
+ * .mjs to run. `patched`: fontoxpath with every patch, none, or the plugins given.
+ */
+export async function bundle(
+  entry: string,
+  name: string,
+  patched: boolean | Plugin[] = true,
+): Promise<string> {
   const outdir = join(CACHE, name);
   mkdirSync(outdir, { recursive: true });
   await build({
@@ -34,7 +41,7 @@ export async function bundle(entry: string, name: string, patched = true): Promi
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },
     logLevel: 'warning',
-    plugins: patched ? [fontoxpathOrderEsbuild()] : [],
+    plugins: Array.isArray(patched) ? patched : patched ? [fontoxpathOrderEsbuild()] : [],
   });
   return join(outdir, basename(entry).replace(/\.ts$/, '.mjs'));
 }

@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -8,6 +9,8 @@ import {
   fontoxpathOrderEsbuild,
   ORDER_ANCHOR,
   ORDER_INSERT,
+  patchFontoxpath,
+  patchFontoxpathDistinctSort,
   patchFontoxpathDurations,
   patchFontoxpathOrder,
   patchFontoxpathRegex,
@@ -31,6 +34,12 @@ const MINIMAL_FONTOXPATH = [
   'callFunction(){throw Error("Not implemented: Using flags in tokenize is not supported");}',
   'k=k.value;l=l.value;if(l.includes("$0"))throw Error("Using $0 in fn:replace to replace substrings with full matches is not supported.");',
   'callFunction(){throw Error("Not implemented: Using flags in replace is not supported");',
+  'callFunction:(a,b,c,d)=>{const e=rc(d,b).N();return w.create(e).filter((f,h)=>e.slice(0,h).every(k=>!De(f,k)))},localName:"distinct-values",namespaceURI:"http://www.w3.org/2005/xpath-functions",i:{type:46,g:2}}',
+  'function Ob(a,b,c){const d=Nb(a,c).getTime();c=Nb(b,c).getTime();return d===c?a.ma===b.ma?0:a.ma>b.ma?1:-1:d>c?1:-1}',
+  'Jf=a=>v(a,1)||v(a,20)||v(a,19),Kf=(a,b,c,d,e)=>0===d.length?0!==e.length:0!==e.length&&He(a,b,c,d[0],e[0]).next(0).value?Kf(a,b,c,d.slice(1),e.slice(1)):d[0].value!==d[0].value?!0:Jf(d[0].type)&&0!==e.length&&Jf(e[0].type)?d[0].value<e[0].value:0===e.length?!1:d[0].value<e[0].value,',
+  'Lf=(a,b,c,d)=>{d.sort((e,f)=>Ge(a,b,c,w.create(e),w.create(f)).next(0).value?',
+  't=Ad(h[0],w.m(t.value),b,"fn:for-each",!1);l=f.value.call(void 0,a,b,c,t).value',
+  'function rc(a,b){',
 ].join(';');
 
 describe('fontoxpath-patches', () => {
@@ -140,5 +149,75 @@ describe('regular-expression patches', () => {
     expect(() => patchFontoxpathRegex('je.set(h,k)', 'z.js')).toThrow(
       /fontoxpath-patches: expected the text .* exactly once in z\.js/,
     );
+  });
+});
+
+describe('distinct-values and sort#3 patch', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'oxml-fontoxpath-distinct-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('applies once to both dist files, adding fn:sort#3 after distinct-values', () => {
+    for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
+      const path = join(DIST, file);
+      const patched = patchFontoxpathDistinctSort(readFileSync(path, 'utf8'), path);
+      expect(patched).not.toContain('e.slice(0,h).every(k=>!De(f,k))');
+      expect(count(patched, 'localName:"sort",namespaceURI:"http://www.w3.org/2005/xpath-functions"')).toBe(
+        1,
+      );
+    }
+  });
+
+  it('throws when fontoxpath no longer has the text it rewrites or the names it calls', () => {
+    expect(() => patchFontoxpathDistinctSort('function rc(a,b){', 'd.js')).toThrow(
+      /fontoxpath-patches: expected the text .*distinct-values.* exactly once in d\.js/,
+    );
+    const withoutNb = MINIMAL_FONTOXPATH.replace('const d=Nb(a,c)', 'const d=Mb(a,c)');
+    expect(() => patchFontoxpathDistinctSort(withoutNb, 'e.js')).toThrow(/Nb\(a,c\)/);
+  });
+
+  /**
+   * fontoxpath loaded from its dist file, with or without every patch, counting the calls of its
+   * pairwise equality `De`: the mechanism, not a clock, tells linear from quadratic.
+   */
+  function countingFontoxpath(patched: boolean) {
+    const path = join(DIST, 'fontoxpath.js');
+    let source = readFileSync(path, 'utf8');
+    if (patched) source = patchFontoxpath(source, path);
+    source = source.replace('function De(a,b){', 'function De(a,b){globalThis.oxmlDeCalls++;');
+    // The copy is outside node_modules, so the packages the dist file requires are named by path.
+    const resolve = createRequire(path).resolve;
+    for (const dependency of ['xspattern', 'prsc'])
+      source = source.replace(`require('${dependency}')`, `require(${JSON.stringify(resolve(dependency))})`);
+    const file = join(scratch, `fontoxpath-${patched ? 'patched' : 'unpatched'}.cjs`);
+    writeFileSync(file, source);
+    const fontoxpath = createRequire(file)(file) as typeof import('fontoxpath');
+    return (expression: string) => {
+      (globalThis as { oxmlDeCalls?: number }).oxmlDeCalls = 0;
+      const result = fontoxpath.evaluateXPath(
+        expression,
+        null,
+        null,
+        null,
+        fontoxpath.evaluateXPath.ALL_RESULTS_TYPE,
+        {
+          language: fontoxpath.evaluateXPath.XPATH_3_1_LANGUAGE,
+        },
+      ) as unknown[];
+      return { result, comparisons: (globalThis as { oxmlDeCalls?: number }).oxmlDeCalls };
+    };
+  }
+
+  it('compares no two values: fontoxpath compared each with every one before it', () => {
+    const patched = countingFontoxpath(true);
+    const unpatched = countingFontoxpath(false);
+    const distinct = 'distinct-values(1 to 2000)';
+    expect(patched(distinct)).toEqual({ result: [...Array(2000).keys()].map((k) => k + 1), comparisons: 0 });
+    expect(unpatched(distinct).comparisons).toBe((2000 * 1999) / 2);
+    const grouped = 'distinct-values((1 to 2000) ! (. mod 50))';
+    expect(patched(grouped)).toEqual({
+      result: [...Array(50).keys()].map((k) => (k + 1) % 50),
+      comparisons: 0,
+    });
+    expect(unpatched(grouped).result).toEqual(patched(grouped).result);
   });
 });

@@ -468,7 +468,7 @@ export interface Xpath31Answer {
  * Unicode code points (the default collation; the collation argument is accepted and must be
  * it); equal keys keep their order. fontoxpath hands a registered function JavaScript values,
  * so a number comes back as an xs:double. `fn:sort#3` (a key function) cannot be registered: the
- * function item arrives uncallable; XQuery's `order by` does that (docs/behaviour.md).
+ * function item arrives uncallable; it is a patch to fontoxpath (scripts/fontoxpath-patches.ts).
  */
 const FN = 'http://www.w3.org/2005/xpath-functions';
 const CODEPOINT_COLLATION = 'http://www.w3.org/2005/xpath-functions/collation/codepoint';
