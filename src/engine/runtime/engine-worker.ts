@@ -197,12 +197,12 @@ function startThread(engineLimits: EngineLimits): Worker {
   if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), options);
   const entry = new URL('./worker.ts', here).href;
   const loader = import.meta.resolve('tsx/esm/api');
-  // The bundle's fontoxpath has its two patches (scripts/fontoxpath-patches.ts);
-  // a worker run from source gets it from these module hooks, loaded through tsx's.
+  // The bundle's fontoxpath has its two patches (scripts/fontoxpath-patches.ts); a worker run
+  // from source gets them from module hooks that this module, loaded through tsx, registers.
   const hooks = new URL('../../../scripts/fontoxpath-hooks.ts', here).href;
   const boot =
-    `import(${JSON.stringify(loader)}).then(({ register }) => { register(); return import('node:module'); })` +
-    `.then(({ register }) => { register(${JSON.stringify(hooks)}); return import(${JSON.stringify(entry)}); });`;
+    `import(${JSON.stringify(loader)}).then(({ register }) => { register(); return import(${JSON.stringify(hooks)}); })` +
+    `.then(({ registerFontoxpathPatches }) => { registerFontoxpathPatches(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(boot, { eval: true, ...options });
 }
 
