@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { EnginePool } from './engine/runtime/pool.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './limits.js';
