@@ -180,10 +180,10 @@ export class EngineWorker {
     job?.reject(error);
     this.#thread.off('exit', this.#onExit);
     // Terminating a thread while its modules are still evaluating (libxml2-wasm instantiates with
-    // a top-level await) can end the whole process in a V8 fatal error on Node.js 24 (issue 36),
-    // so a worker still loading is let finish first, within its start-up budget. Its call has
-    // already been answered above. Meanwhile the thread holds the process: were nothing else
-    // left, Node.js would exit and cut it off all the same.
+    // a top-level await) can end the whole process in a V8 fatal error on Node.js 22 and later
+    // (issue 36), so a worker still loading is let finish first, within its start-up budget. Its
+    // call has already been answered above. Meanwhile the thread holds the process: were nothing
+    // else left, Node.js would exit and cut it off all the same.
     this.#thread.ref();
     return startedWithin(this.#started, this.#options.startTimeoutMs)
       .then(() => this.#thread.terminate())

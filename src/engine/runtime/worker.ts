@@ -45,8 +45,8 @@ if (!port) throw new Error('worker.ts runs only as a worker thread');
 
 // Not a top-level await: a thread terminated while a module of it is still evaluating
 // asynchronously (this entry, or libxml2-wasm, which instantiates on import) can bring the whole
-// process down with a V8 fatal error on Node.js 24 (issue 36). The pool terminates a worker only
-// once it has said it is ready, and this entry says so only once every module has finished.
+// process down with a V8 fatal error on Node.js 22 and later (issue 36). The pool terminates a
+// worker only once it has said it is ready, and this entry says so once every module has finished.
 void import('./operations.js').then((engine) => serve(port, engine));
 
 function serve(port: MessagePort, engine: typeof import('./operations.js')): void {
