@@ -3,7 +3,8 @@
  *
  *   npx tsx scripts/build.ts        (npm run build; npm's `prepare` runs it before `npm pack`)
  *
- * Two entry points: `dist/cli.js`, the main thread, and `dist/worker.js`, the engine worker.
+ * Three entry points: `dist/cli.js`, the command, which checks the Node.js version and then loads
+ * `dist/server.js`, the main thread (src/cli.ts), and `dist/worker.js`, the engine worker.
  * What the main thread loads only for one transport (stdio, Streamable HTTP, legacy SSE) stays in
  * chunks of its own, loaded when that transport starts. libxml2-wasm stays outside: it is loaded
  * by the worker alone, and finds its `.wasm` beside its own module.
@@ -20,7 +21,7 @@ const OUT = join(ROOT, 'dist');
 rmSync(OUT, { recursive: true, force: true });
 const { metafile } = await build({
   absWorkingDir: ROOT,
-  entryPoints: { cli: 'src/cli.ts', worker: 'src/engine/runtime/worker.ts' },
+  entryPoints: { server: 'src/cli.ts', worker: 'src/engine/runtime/worker.ts' },
   outdir: 'dist',
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
@@ -39,21 +40,50 @@ const { metafile } = await build({
   plugins: [fontoxpathOrderEsbuild()],
 });
 
+// The command on its own, not split: sharing a chunk with the server (esbuild's helpers) would
+// load that chunk before the check.
+const command = await build({
+  absWorkingDir: ROOT,
+  entryPoints: { cli: 'src/bin.ts' },
+  outdir: 'dist',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+  metafile: true,
+});
+
 assertWorkerBesidePool(metafile);
+assertCommandImportsOnlyTheCheck(command.metafile);
 assertFontoxpathPatched(metafile);
 chmodSync(join(OUT, 'cli.js'), 0o755);
 writeFileSync(join(OUT, 'THIRD-PARTY-LICENSES.txt'), licenses(metafile));
 
 /**
  * The pool starts its worker from `./worker.js` beside its own module, so the module that holds it
- * must be `dist/cli.js` itself, not a chunk one folder down.
+ * must be `dist/server.js` itself, not a chunk one folder down.
  */
 function assertWorkerBesidePool(meta: Metafile): void {
   const pool = 'src/engine/runtime/engine-worker.ts';
   const home = Object.entries(meta.outputs).find(([, output]) => pool in output.inputs)?.[0];
-  if (home !== 'dist/cli.js') {
+  if (home !== 'dist/server.js') {
     throw new Error(
-      `${pool} was bundled into ${home ?? 'no output'}, not dist/cli.js: its ./worker.js would not resolve`,
+      `${pool} was bundled into ${home ?? 'no output'}, not dist/server.js: its ./worker.js would not resolve`,
+    );
+  }
+}
+
+/**
+ * `dist/cli.js` must run its version check before anything else loads: it may import the server
+ * only dynamically, and statically only Node's built-ins (the banner's `node:module`).
+ */
+function assertCommandImportsOnlyTheCheck(meta: Metafile): void {
+  const command = meta.outputs['dist/cli.js'];
+  const loaded = (command?.imports ?? []).filter((entry) => entry.kind !== 'dynamic-import');
+  if (!command || loaded.length > 0) {
+    throw new Error(
+      `dist/cli.js must load the server only after its version check; it imports ${JSON.stringify(loaded)}`,
     );
   }
 }

@@ -2,14 +2,17 @@
 # pack-check.sh: the package as `npm publish` would upload it, installed the way a user installs it.
 #
 #   1. `npm pack` into a temporary folder (its `prepare` is a clean build of dist/). The tarball must
-#      hold package.json, LICENSE, README.md, CHANGELOG.md, the bundle's dist/cli.js and
-#      dist/worker.js with dist/THIRD-PARTY-LICENSES.txt (ADR 0030), and no source map nor a
-#      `sourceMappingURL` pointing at one.
+#      hold package.json, LICENSE, README.md, CHANGELOG.md, the bundle's dist/cli.js (the command),
+#      dist/server.js and dist/worker.js with dist/THIRD-PARTY-LICENSES.txt (ADR 0030), and no
+#      source map nor a `sourceMappingURL` pointing at one.
 #   2. `npm install --global --prefix TMP/prefix` of the tarball, --prefer-offline (the cache that
 #      `npm ci` filled; only what it lacks comes from the registry).
 #   3. The installed `oxml-mcp` command: `--version` is package.json's version, and the examples run
 #      through it (OXML_MCP_BIN): the README quick start, every tool in both eras, the error cases,
 #      both HTTP transports.
+#   4. With OXML_UNSUPPORTED_NODE set to a Node.js binary older than `engines` allows (.ci/run
+#      sets it), the installed command run by that Node.js prints one sentence on stderr, nothing
+#      on stdout, and exits non-zero (docs/adr/0046-supported-node-versions.md).
 #
 # Usage: bash scripts/pack-check.sh        (npm run pack:check; the last step of npm run check)
 set -euo pipefail
@@ -41,6 +44,7 @@ const missing = [
   'README.md',
   'CHANGELOG.md',
   'dist/cli.js',
+  'dist/server.js',
   'dist/worker.js',
   'dist/THIRD-PARTY-LICENSES.txt',
 ].filter(
@@ -70,4 +74,18 @@ got=$("$BIN" --version) || fail "oxml-mcp --version failed"
 for example in readme.sh session.sh errors.sh http.sh; do
   OXML_MCP_BIN=$BIN bash "$ROOT/examples/$example" || fail "examples/$example failed through the installed command"
 done
-echo "$NAME: $(basename "$TARBALL") ($(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))[0].entryCount' "$TMP/pack.json") files) installed; the installed oxml-mcp $got passed the examples"
+
+# 4. An unsupported Node.js is refused in one sentence. The command's `#!/usr/bin/env node` takes
+# the first node on PATH, as a user's shell would.
+refused=
+if [[ -n ${OXML_UNSUPPORTED_NODE:-} ]]; then
+  old=$("$OXML_UNSUPPORTED_NODE" --version) || fail "OXML_UNSUPPORTED_NODE ($OXML_UNSUPPORTED_NODE) does not run"
+  rc=0
+  PATH=$(dirname "$OXML_UNSUPPORTED_NODE"):$PATH "$BIN" --version > "$TMP/old.out" 2> "$TMP/old.err" < /dev/null || rc=$?
+  ((rc != 0)) || fail "the installed oxml-mcp exited 0 on Node.js $old"
+  [[ ! -s $TMP/old.out ]] || fail "the installed oxml-mcp wrote to stdout on Node.js $old: $(cat "$TMP/old.out")"
+  [[ $(wc -l < "$TMP/old.err") == 1 ]] && grep -q '^oxml-mcp needs Node\.js .* or later, and this is Node\.js .*\.$' "$TMP/old.err" ||
+    fail "on Node.js $old the installed oxml-mcp did not answer in one sentence; stderr: $(cat "$TMP/old.err")"
+  refused="; on Node.js $old it refused: $(cat "$TMP/old.err")"
+fi
+echo "$NAME: $(basename "$TARBALL") ($(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))[0].entryCount' "$TMP/pack.json") files) installed; the installed oxml-mcp $got passed the examples$refused"

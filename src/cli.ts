@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { EnginePool } from './engine/runtime/pool.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './limits.js';
@@ -196,6 +195,19 @@ function listenFailure(error: unknown, settings: Settings): string | undefined {
   return undefined;
 }
 
+/** The engine once started: every way out closes it first (`exit`). */
+let engine: EnginePool | undefined;
+
+/**
+ * Exits once the engine's threads are gone. Node.js 22 and later can die in a V8 fatal error
+ * (exit 133) when the process exits while a worker is still loading libxml2 (issue 36): at end of
+ * an empty input, or failing to start, that is the first worker.
+ */
+async function exit(code: number): Promise<never> {
+  await engine?.close();
+  process.exit(code);
+}
+
 async function main(): Promise<void> {
   const parsed = settingsFromArgv();
   // Printed to stdout, and before any protocol starts, so `$(oxml-mcp --version)` is the version.
@@ -207,15 +219,15 @@ async function main(): Promise<void> {
   // The first worker starts before the transport and the SDK are imported, so its load of
   // libxml2 runs on its own thread while this one reads the SDK; only the transport in use is
   // loaded (docs/adr/0020-start-the-worker-before-the-sdk.md).
-  const engine = new EnginePool({ timeoutMs: settings.timeoutMs });
-  engine.warm();
+  const pool = new EnginePool({ timeoutMs: settings.timeoutMs });
+  engine = pool;
+  pool.warm();
   const onError = (error: Error) => log(error.message);
   let stop: () => Promise<void> = async () => {};
   let drain: () => Promise<void> = async () => {};
   const shutdown = (how: () => Promise<void>) => async () => {
     await how().catch(() => {});
-    await engine.close();
-    process.exit(0);
+    await exit(0);
   };
   // A SIGINT during a drain cuts it short.
   process.once(
@@ -232,10 +244,9 @@ async function main(): Promise<void> {
     const { HeldDocuments } = await import('./tools/held-documents.js');
     // stdio keeps its handles for the whole connection: its one client is the only one waiting
     // for the memory, so they go only by the bounds or at its end (docs/adr/0039).
-    const failure = await runStdio(engine, log, new HeldDocuments({ idleMs: Number.POSITIVE_INFINITY }));
-    await engine.close();
+    const failure = await runStdio(pool, log, new HeldDocuments({ idleMs: Number.POSITIVE_INFINITY }));
     if (failure) log('stdout failed; exiting');
-    process.exit(failure ? 1 : 0);
+    return exit(failure ? 1 : 0);
   }
   const { serveHttp } = await import('./transports/serve-http.js');
   // The store's client is loaded only when one is asked for (docs/adr/0041).
@@ -246,7 +257,7 @@ async function main(): Promise<void> {
           settings.store,
           log,
         );
-  const listening = await serveHttp(settings.transport, engine, {
+  const listening = await serveHttp(settings.transport, pool, {
     host: settings.host,
     port: settings.port,
     onError,
@@ -258,7 +269,7 @@ async function main(): Promise<void> {
     const line = listenFailure(error, settings);
     if (line === undefined) throw error;
     log(line);
-    process.exit(1);
+    return exit(1);
   });
   stop = listening.close;
   drain = async () => {
@@ -271,5 +282,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   log(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  process.exit(1);
+  return exit(1);
 });

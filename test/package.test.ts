@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { OLDEST_NODE, unsupportedNode } from '../src/node-version.js';
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 const pkg = JSON.parse(read('package.json')) as {
@@ -9,6 +10,7 @@ const pkg = JSON.parse(read('package.json')) as {
   license: string;
   mcpName: string;
   bin: Record<string, string>;
+  engines: { node: string };
 };
 const serverJson: unknown = JSON.parse(read('server.json'));
 
@@ -75,5 +77,22 @@ describe('the licence', () => {
   it('LICENSE is the licence package.json names', () => {
     expect(pkg.license).toBe('MIT');
     expect(read('LICENSE').split('\n')[0]).toBe('MIT License');
+  });
+});
+
+describe('the supported Node.js versions (docs/adr/0046-supported-node-versions.md)', () => {
+  it('are what `engines` says and what the command checks: the same oldest version', () => {
+    expect(pkg.engines.node).toBe(`>=${OLDEST_NODE.major}.${OLDEST_NODE.minor}.0`);
+    expect(read('README.md')).toContain(`Node.js ${OLDEST_NODE.major}.${OLDEST_NODE.minor} or later`);
+  });
+
+  it('are refused below the oldest, in one sentence naming both versions', () => {
+    expect(unsupportedNode('18.20.8')).toBe(
+      'oxml-mcp needs Node.js 20.19 or later, and this is Node.js 18.20.8.',
+    );
+    expect(unsupportedNode('v20.18.3')).toMatch(/this is Node\.js 20\.18\.3\.$/);
+    for (const version of ['20.19.0', '20.20.2', '22.23.3', '24.21.0', '26.10.0', '100.0.0']) {
+      expect(unsupportedNode(version)).toBeUndefined();
+    }
   });
 });

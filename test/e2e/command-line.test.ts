@@ -7,6 +7,23 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
   version: string;
 };
 
+// What an older Node.js would report, set before the command's first line runs.
+const AS_NODE_18 = [
+  '--import',
+  `data:text/javascript,${encodeURIComponent("Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.20.8' } });")}`,
+];
+
+describe('on a Node.js older than it supports', () => {
+  it('the command says so in one sentence on stderr and exits 1, before anything else', async () => {
+    const run = await runRaw([initialize()], ['--version'], AS_NODE_18);
+    expect(run).toMatchObject({
+      stdout: '',
+      stderr: 'oxml-mcp needs Node.js 20.19 or later, and this is Node.js 18.20.8.\n',
+      code: 1,
+    });
+  });
+});
+
 describe('--version and --help', () => {
   it.each(['--version', '-v'])('%s prints the bare version to stdout and exits 0', async (flag) => {
     const run = await runRaw([], [flag]);

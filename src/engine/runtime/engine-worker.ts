@@ -46,6 +46,11 @@ export class EngineWorker {
   #startup: NodeJS.Timeout | null = null;
   #ready = false;
   #ended = false;
+  /** Settles once the thread has loaded its modules (ready) or is gone: only then may it be terminated. */
+  readonly #started: Promise<void>;
+  #onStarted: () => void = () => {};
+  /** Settles when the thread has exited, whatever ended it. */
+  readonly exited: Promise<void>;
   /** Calls it has answered: the worker that has served the most is the next to be recycled. */
   served = 0;
 
@@ -53,12 +58,19 @@ export class EngineWorker {
     this.#options = options;
     this.#thread = startThread(options.engineLimits);
     this.#thread.unref();
+    this.#started = new Promise((resolve) => {
+      this.#onStarted = resolve;
+    });
+    this.exited = new Promise((resolve) => this.#thread.once('exit', () => resolve()));
+    void this.exited.then(this.#onStarted);
     this.#thread.on('message', (message: WorkerReply | WorkerReady) =>
       'ready' in message ? this.#onReady() : this.#onReply(message),
     );
     this.#thread.on('error', (error) => this.#fail(crashed(error)));
-    this.#thread.on('exit', () => this.#fail(crashed(new Error('the engine worker exited'))));
+    this.#thread.on('exit', this.#onExit);
   }
+
+  readonly #onExit = () => this.#fail(crashed(new Error('the engine worker exited')));
 
   get idle(): boolean {
     return this.#job === null && !this.#ended;
@@ -129,6 +141,7 @@ export class EngineWorker {
 
   #onReady(): void {
     this.#ready = true;
+    this.#onStarted();
     this.#clearStartup();
     if (this.#job && !this.#deadline) this.#startDeadline();
   }
@@ -165,11 +178,19 @@ export class EngineWorker {
     this.#settle();
     this.#clearStartup();
     job?.reject(error);
-    this.#thread.removeAllListeners('exit');
-    return this.#thread.terminate().then(
-      () => {},
-      () => {},
-    );
+    this.#thread.off('exit', this.#onExit);
+    // Terminating a thread while its modules are still evaluating (libxml2-wasm instantiates with
+    // a top-level await) can end the whole process in a V8 fatal error on Node.js 22 and later
+    // (issue 36), so a worker still loading is let finish first, within its start-up budget. Its
+    // call has already been answered above. Meanwhile the thread holds the process: were nothing
+    // else left, Node.js would exit and cut it off all the same.
+    this.#thread.ref();
+    return startedWithin(this.#started, this.#options.startTimeoutMs)
+      .then(() => this.#thread.terminate())
+      .then(
+        () => {},
+        () => {},
+      );
   }
 
   /** The call is over: its deadline goes, and the worker no longer holds the process. */
@@ -197,13 +218,23 @@ function startThread(engineLimits: EngineLimits): Worker {
   if (!here.endsWith('.ts')) return new Worker(new URL('./worker.js', here), options);
   const entry = new URL('./worker.ts', here).href;
   const loader = import.meta.resolve('tsx/esm/api');
-  // The bundle's fontoxpath has its two patches (scripts/fontoxpath-patches.ts);
-  // a worker run from source gets it from these module hooks, loaded through tsx's.
+  // The bundle's fontoxpath has its two patches (scripts/fontoxpath-patches.ts); a worker run
+  // from source gets them from module hooks that this module, loaded through tsx, registers.
   const hooks = new URL('../../../scripts/fontoxpath-hooks.ts', here).href;
   const boot =
-    `import(${JSON.stringify(loader)}).then(({ register }) => { register(); return import('node:module'); })` +
-    `.then(({ register }) => { register(${JSON.stringify(hooks)}); return import(${JSON.stringify(entry)}); });`;
+    `import(${JSON.stringify(loader)}).then(({ register }) => { register(); return import(${JSON.stringify(hooks)}); })` +
+    `.then(({ registerFontoxpathPatches }) => { registerFontoxpathPatches(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(boot, { eval: true, ...options });
+}
+
+/** `started`, or `ms` later if it has not settled by then. */
+function startedWithin(started: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  return Promise.race([started, late]).finally(() => clearTimeout(timer));
 }
 
 /** What the caller can change to come in under the time budget depends on what ran. */

@@ -64,6 +64,8 @@ export class EnginePool {
   /** The worker to let go as soon as it is idle (its share of calls is served). */
   #recycleDue: EngineWorker | null = null;
   readonly #workers: EngineWorker[] = [];
+  /** Every thread not yet exited, in service or on its way out: `close` waits for them all. */
+  readonly #threads = new Set<EngineWorker>();
   readonly #queue = new FairQueue<Job>();
   /** Soft affinity: the worker that last served calls of a document cache (a session's, or the stateless one). */
   readonly #home = new Map<string, EngineWorker>();
@@ -120,7 +122,11 @@ export class EnginePool {
     });
   }
 
-  /** Terminates every worker; pending calls are rejected. */
+  /**
+   * Terminates every worker; pending calls are rejected. Settles when every thread has exited,
+   * those already on their way out included, so a process may exit then without cutting one off
+   * while it loads (engine-worker.ts, `#end`).
+   */
   async close(): Promise<void> {
     this.#closed = true;
     for (const job of this.#queue.drain()) job.reject(closed());
@@ -128,6 +134,7 @@ export class EnginePool {
     this.#home.clear();
     this.#recycleDue = null;
     await Promise.all(this.#workers.splice(0).map((worker) => worker.stop(closed())));
+    await Promise.all([...this.#threads].map((worker) => worker.exited));
   }
 
   /**
@@ -210,6 +217,8 @@ export class EnginePool {
   #spawn(): EngineWorker {
     const worker = new EngineWorker(this.#workerOptions);
     this.#workers.push(worker);
+    this.#threads.add(worker);
+    void worker.exited.then(() => this.#threads.delete(worker));
     return worker;
   }
 

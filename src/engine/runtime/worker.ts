@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { WORKER_HEAP_CEILING_BYTES } from '../../limits.js';
 import { EngineError, type EngineErrorData, isEngineTrap } from '../errors.js';
 import { captureWasmMemory, refusedHeapGrowths, wasmHeapBytes } from '../libxml2/memory.js';
@@ -15,10 +15,6 @@ captureWasmMemory(heapCeilingBytes);
 console.error = () => {};
 console.log = () => {};
 console.warn = () => {};
-const { operations, forgetClient, configureLimits } = await import('./operations.js');
-configureLimits(limits);
-// libxml2 has loaded (it instantiates on import) and no call is running: the stack is at rest.
-const stackGuard = armStackGuard();
 
 /** One engine call on this worker; the pool sends one at a time. */
 export interface WorkerRequest {
@@ -47,31 +43,44 @@ export type WorkerReply = { id: number; heapBytes?: number | undefined } & (
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs only as a worker thread');
 
-port.postMessage({ ready: true } satisfies WorkerReady);
+// Not a top-level await: a thread terminated while a module of it is still evaluating
+// asynchronously (this entry, or libxml2-wasm, which instantiates on import) can bring the whole
+// process down with a V8 fatal error on Node.js 22 and later (issue 36). The pool terminates a
+// worker only once it has said it is ready, and this entry says so once every module has finished.
+void import('./operations.js').then((engine) => serve(port, engine));
 
-port.on('message', (request: WorkerRequest | WorkerForget) => {
-  if ('forget' in request) {
-    forgetClient(request.forget);
-    return;
-  }
-  let reply: WorkerReply;
-  const refusedBefore = refusedHeapGrowths();
-  try {
-    const run = operations[request.op] as (args: unknown) => unknown;
-    reply = { id: request.id, ok: true, result: run(request.args), heapBytes: wasmHeapBytes() };
-  } catch (error) {
-    reply = { id: request.id, ok: false, ...describeFailure(error), heapBytes: wasmHeapBytes() };
-  }
-  // Checked after every call, whatever it answered: an overflow that did not trap looks like
-  // success (a schema chain answered `Valid`), and its answer cannot be trusted either.
-  const breach = stackGuard?.breach();
-  if (breach !== undefined) reply = { id: request.id, ok: false, ...corrupted(breach) };
-  // Whatever libxml2 answered after an allocation failed ("syntax error", a partial result), the
-  // call ran out of memory: it says so, and the worker, its heap now at the ceiling, is replaced.
-  else if (refusedHeapGrowths() > refusedBefore)
-    reply = { id: request.id, ok: false, ...outOfMemory(request.op), heapBytes: wasmHeapBytes() };
-  port.postMessage(reply, reply.ok ? ownBuffers(reply.result) : []);
-});
+function serve(port: MessagePort, engine: typeof import('./operations.js')): void {
+  const { operations, forgetClient, configureLimits } = engine;
+  configureLimits(limits);
+  // libxml2 has loaded and no call is running: the stack is at rest.
+  const stackGuard = armStackGuard();
+
+  port.on('message', (request: WorkerRequest | WorkerForget) => {
+    if ('forget' in request) {
+      forgetClient(request.forget);
+      return;
+    }
+    let reply: WorkerReply;
+    const refusedBefore = refusedHeapGrowths();
+    try {
+      const run = operations[request.op] as (args: unknown) => unknown;
+      reply = { id: request.id, ok: true, result: run(request.args), heapBytes: wasmHeapBytes() };
+    } catch (error) {
+      reply = { id: request.id, ok: false, ...describeFailure(error), heapBytes: wasmHeapBytes() };
+    }
+    // Checked after every call, whatever it answered: an overflow that did not trap looks like
+    // success (a schema chain answered `Valid`), and its answer cannot be trusted either.
+    const breach = stackGuard?.breach();
+    if (breach !== undefined) reply = { id: request.id, ok: false, ...corrupted(breach) };
+    // Whatever libxml2 answered after an allocation failed ("syntax error", a partial result), the
+    // call ran out of memory: it says so, and the worker, its heap now at the ceiling, is replaced.
+    else if (refusedHeapGrowths() > refusedBefore)
+      reply = { id: request.id, ok: false, ...outOfMemory(request.op), heapBytes: wasmHeapBytes() };
+    port.postMessage(reply, reply.ok ? ownBuffers(reply.result) : []);
+  });
+
+  port.postMessage({ ready: true } satisfies WorkerReady);
+}
 
 function outOfMemory(op: OperationName): { error: EngineErrorData; poisoned: true } {
   const mib = Math.round(heapCeilingBytes / (1024 * 1024));

@@ -31,6 +31,16 @@ describe('EnginePool', () => {
     });
   });
 
+  it("runs fontoxpath patched on a worker started from source, on every Node version's loader", async () => {
+    // The patches reach a source worker through module hooks (scripts/fontoxpath-hooks.ts);
+    // unpatched, max compares the durations' strings and answers PT5M.
+    pool = new EnginePool({ size: 1 });
+    const durations = "(xs:dayTimeDuration('PT30M'), xs:dayTimeDuration('PT1H'), xs:dayTimeDuration('PT5M'))";
+    await expect(
+      pool.run('query', { xml: bytes('<r/>'), xpath: `max(${durations})`, namespaces: {} }),
+    ).resolves.toMatchObject({ values: ['PT1H'] });
+  });
+
   it('runs a batch on one parse on a worker, with markup and paths as asked', async () => {
     pool = new EnginePool({ size: 1 });
     const text = '<r><a k="1"/><a/></r>';
