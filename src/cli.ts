@@ -40,6 +40,7 @@ const HTTP_ONLY = [
   'stateless',
   'drain-ms',
   'store',
+  'store-cluster',
 ] as const;
 
 const range = (name: IntegerFlag) => `${RANGES[name][0]}-${RANGES[name][1]}`;
@@ -72,6 +73,8 @@ HTTP transports only (refused with stdio):
   --store URL        Streamable HTTP: hold texts for their handles in Redis or Valkey too (redis://HOST:PORT or
                      rediss://; redis://USER:PASSWORD@HOST:PORT for requirepass or an ACL user), so that every
                      process using the same store answers every handle (docs/deploy.md). Default: this process only
+  --store-cluster    The --store URL is one node of a Redis or Valkey Cluster (the seed: the others are learnt from
+                     it); texts spread over its slots and survive a failover to a replica (docs/deploy.md)
   --drain-ms MS      On SIGTERM, refuse new requests and let calls in flight finish for up to MS, ${range('drain-ms')}
                      (default: ${DEFAULT_DRAIN_MS}), then close every session and exit 0. SIGINT exits at once
 `;
@@ -95,6 +98,7 @@ interface Settings {
   stateless: boolean;
   drainMs: number;
   store: string | undefined;
+  storeCluster: boolean;
 }
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -127,6 +131,7 @@ function settingsFromArgv(): Settings | { print: string } {
         stateless: { type: 'boolean' },
         'drain-ms': { type: 'string' },
         store: { type: 'string' },
+        'store-cluster': { type: 'boolean' },
         version: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -169,9 +174,10 @@ function settingsFromArgv(): Settings | { print: string } {
   const store = flags.store as string | undefined;
   if (store !== undefined) {
     if (transport !== 'streamable-http') usageError('--store applies to --transport streamable-http only');
-    const problem = storeUrlProblem(store);
+    const problem = storeUrlProblem(store, flags['store-cluster'] === true);
     if (problem) usageError(problem);
-  }
+  } else if (flags['store-cluster'])
+    usageError('--store-cluster names how to use the --store URL: give --store too');
   return {
     transport,
     host: (flags.host as string | undefined) ?? '127.0.0.1',
@@ -182,6 +188,7 @@ function settingsFromArgv(): Settings | { print: string } {
     stateless: flags.stateless === true,
     drainMs: integerFlag(flags, 'drain-ms', DEFAULT_DRAIN_MS),
     store,
+    storeCluster: flags['store-cluster'] === true,
   };
 }
 
@@ -255,6 +262,7 @@ async function main(): Promise<void> {
       ? undefined
       : await (await import('./tools/shared-store/open-shared-store.js')).openSharedStore(
           settings.store,
+          settings.storeCluster,
           log,
         );
   const listening = await serveHttp(settings.transport, pool, {

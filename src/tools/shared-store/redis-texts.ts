@@ -1,19 +1,16 @@
-import type { Redis } from 'ioredis';
+import calculateSlot from 'cluster-key-slot';
+import type { Cluster, Redis } from 'ioredis';
 import { StoreUnreachable } from '../document-store.js';
+import { newStoreClient, type StoreClient } from './store-client.js';
+import { type FaultCounts, faultKind, StoreFaults } from './store-faults.js';
 import { shownStoreUrl } from './store-url.js';
 
 /*
- * The connection to Redis or Valkey that holds every process's texts (docs/adr/0041). Every
- * command is bounded: none waits for a connection (no offline queue), none is retried, none
- * waits longer than COMMAND_MS for its reply; the client reconnects by itself, forever, so a
- * store that comes back is used again without a restart.
+ * The connection to Redis or Valkey, one server or a cluster, that holds every process's texts
+ * (docs/adr/0041, 0052). Each command touches one key, so a cluster spreads the texts over all
+ * its slots and needs no hash tag. A failed command is told and counted (store-faults.ts), then
+ * is the one refusal callers know.
  */
-
-/** Long enough for an 8 MiB text on a private network; short enough that a call is not held up. */
-const COMMAND_MS = 2_000;
-const CONNECT_MS = 2_000;
-/** Reconnection: quickly at first, then every two seconds while the store stays away. */
-const RETRY_MS = (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 5), 2_000);
 
 /** Where every key lives: one prefix, so the texts can be found (and counted) beside other data. */
 const KEY_PREFIX = 'oxml-mcp:held:';
@@ -35,43 +32,72 @@ export type StoreState = 'connecting' | 'ready' | 'down';
 /** What a fetch found: the text, nothing, or a value too large to be a document. */
 export type Fetched = Buffer | undefined | 'too-large';
 
-type ScriptedRedis = Redis & {
+type Scripted = {
   fetchTextBuffer(key: string, ttlMs: number, maxBytes: number): Promise<Buffer | number | null>;
 };
 
 export class RedisTexts {
-  readonly #client: ScriptedRedis;
+  readonly #client: StoreClient & Scripted;
+  readonly #shown: string;
+  readonly #faults: StoreFaults;
   #state: StoreState = 'connecting';
   #closed = false;
 
-  /** `onState` hears each change of state once (never a retry), with a line fit for the log. */
-  constructor(client: Redis, url: string, onState: (state: StoreState, line: string) => void) {
+  /** `log` hears each change of state once (never a retry), and each fault, rate-limited. */
+  constructor(client: StoreClient, url: string, log: (line: string) => void) {
     client.defineCommand('fetchText', { numberOfKeys: 1, lua: FETCH_SCRIPT });
-    this.#client = client as ScriptedRedis;
-    const shown = shownStoreUrl(url);
+    this.#client = client as StoreClient & Scripted;
+    this.#shown = shownStoreUrl(url);
+    this.#faults = new StoreFaults(this.#shown, log);
     const become = (state: StoreState, line: string) => {
       if (this.#state === state || this.#closed) return;
       this.#state = state;
-      onState(state, line);
+      log(`shared store ${this.#shown}: ${line}`);
     };
-    client.on('ready', () => become('ready', `shared store ${shown}: connected`));
-    // An error names its cause (ECONNREFUSED, NOAUTH, ...), never the URL's password.
-    client.on('error', (error: Error) =>
+    const down = (error: Error) =>
       become(
         'down',
-        `shared store ${shown}: unreachable (${error.message}); handles this process does not hold are refused until it is back`,
-      ),
-    );
-    client.on('close', () => become('down', `shared store ${shown}: connection lost; reconnecting`));
+        // An error names its cause (ECONNREFUSED, NOAUTH, ...), never the URL's password.
+        `unreachable (${error.message}); handles this process does not hold are refused until it is back`,
+      );
+    if (isCluster(client)) {
+      client.on('ready', () =>
+        become('ready', `connected to the cluster (${client.nodes('master').length} primaries)`),
+      );
+      // A node lost or refusing is a fault at that node; the cluster is down only when it is not ready.
+      client.on('error', (error: Error) => (client.status === 'ready' ? undefined : down(error)));
+      client.on('node error', (error: Error, node: string) =>
+        this.#faults.note(faultKind(error), node, error.message),
+      );
+      client.on('close', () => become('down', 'connection to the cluster lost; reconnecting'));
+      this.#watchSlots(client);
+    } else {
+      client.on('ready', () => {
+        become('ready', 'connected');
+        this.#tellIfCluster(client);
+      });
+      client.on('error', down);
+      client.on('close', () => become('down', 'connection lost; reconnecting'));
+    }
   }
 
   get state(): StoreState {
     return this.#state;
   }
 
+  get mode(): 'single' | 'cluster' {
+    return isCluster(this.#client) ? 'cluster' : 'single';
+  }
+
+  /** Every fault since the start, by kind. */
+  get faults(): Readonly<FaultCounts> {
+    return this.#faults.counts;
+  }
+
   /** The text under `key` (the digest of its handle), its lifetime started again. */
   async fetch(key: string, ttlMs: number, maxBytes: number): Promise<Fetched> {
-    const reply = await this.#bounded(this.#client.fetchTextBuffer(KEY_PREFIX + key, ttlMs, maxBytes));
+    const stored = KEY_PREFIX + key;
+    const reply = await this.#bounded(stored, this.#client.fetchTextBuffer(stored, ttlMs, maxBytes));
     if (reply === null) return undefined;
     if (typeof reply === 'number') return 'too-large';
     return reply;
@@ -80,22 +106,31 @@ export class RedisTexts {
   /** Writes a text for `ttlMs`; false when the store did not take it. */
   async write(key: string, bytes: Uint8Array, ttlMs: number): Promise<boolean> {
     const value = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return this.#bounded(this.#client.set(KEY_PREFIX + key, value, 'PX', ttlMs)).then(
+    const stored = KEY_PREFIX + key;
+    return this.#bounded(stored, this.#client.set(stored, value, 'PX', ttlMs)).then(
       () => true,
       () => false,
     );
   }
 
-  /** Starts the lifetime of each key again, in one round trip; answers which keys still exist. */
+  /**
+   * Starts the lifetime of each key again; answers which keys still exist. One command a key,
+   * never a multi-key one a cluster would refuse across slots: auto-pipelining sends those for one
+   * node in one round trip. Refused as a whole only when not one of them could be sent.
+   */
   async refresh(keys: readonly string[], ttlMs: number): Promise<boolean[]> {
-    const pipeline = this.#client.pipeline();
-    for (const key of keys) pipeline.pexpire(KEY_PREFIX + key, ttlMs);
-    const replies = await this.#bounded(pipeline.exec());
-    return (replies ?? []).map(([error, found]) => !error && found === 1);
+    const replies = await Promise.allSettled(
+      keys.map((key) => this.#bounded(KEY_PREFIX + key, this.#client.pexpire(KEY_PREFIX + key, ttlMs))),
+    );
+    if (replies.length > 0 && replies.every((reply) => reply.status === 'rejected'))
+      throw new StoreUnreachable();
+    return replies.map((reply) => reply.status === 'fulfilled' && reply.value === 1);
   }
 
   async remove(keys: readonly string[]): Promise<void> {
-    if (keys.length > 0) await this.#bounded(this.#client.unlink(...keys.map((key) => KEY_PREFIX + key)));
+    await Promise.all(
+      keys.map((key) => this.#bounded(KEY_PREFIX + key, this.#client.unlink(KEY_PREFIX + key))),
+    );
   }
 
   async close(): Promise<void> {
@@ -103,29 +138,79 @@ export class RedisTexts {
     this.#client.disconnect();
   }
 
-  /** Any failure, however the client words it, is the one refusal callers know. */
-  #bounded<T>(command: Promise<T>): Promise<T> {
-    return command.catch(() => {
+  /** Any failure, however the client words it, is told, then is the one refusal callers know. */
+  #bounded<T>(key: string, command: Promise<T>): Promise<T> {
+    return command.catch((error: unknown) => {
+      if (!this.#closed)
+        this.#faults.note(faultKind(error), this.#nodeOf(key, error), String((error as Error)?.message));
       throw new StoreUnreachable();
+    });
+  }
+
+  /** The node a command on `key` went to: named by a redirect, else the slot's primary. */
+  #nodeOf(key: string, error: unknown): string {
+    const redirected = /^(?:MOVED|ASK) \d+ (\S+)/.exec((error as Error)?.message ?? '');
+    if (redirected?.[1]) return redirected[1];
+    if (!isCluster(this.#client)) return this.#shown.replace(/^rediss?:\/\//, '');
+    return this.#client.slots[calculateSlot(key)]?.[0] ?? `slot ${calculateSlot(key)} (no node known)`;
+  }
+
+  /**
+   * One server given as `--store` that is in fact a node of a cluster answers only its own slots
+   * (MOVED for the rest): said at once, rather than learnt from refused handles.
+   */
+  #tellIfCluster(client: Redis): void {
+    client.info('cluster').then(
+      (info) => {
+        if (/^cluster_enabled:1/m.test(info))
+          this.#faults.note(
+            'redirect',
+            this.#shown.replace(/^rediss?:\/\//, ''),
+            'this is a node of a Redis Cluster, which answers only its own slots: start with --store-cluster',
+          );
+      },
+      // INFO may be refused to an ACL user: then nothing is known, and MOVED replies will tell.
+      () => {},
+    );
+  }
+
+  /**
+   * Compares each slot map the cluster reads with the last one: slots whose primary changed are
+   * a failover (the old primary serves nothing now) or a migration (it still serves others).
+   */
+  #watchSlots(cluster: Cluster): void {
+    let before: Array<string | undefined> = [];
+    cluster.on('refresh', () => {
+      const now = Array.from({ length: SLOTS }, (_, slot) => cluster.slots[slot]?.[0]);
+      const primaries = new Set(now);
+      const moved = new Map<string, { from: string; to: string; slots: number }>();
+      for (const [slot, to] of now.entries()) {
+        const from = before[slot];
+        if (from === undefined || to === undefined || from === to) continue;
+        const pair = moved.get(`${from} ${to}`) ?? { from, to, slots: 0 };
+        pair.slots++;
+        moved.set(`${from} ${to}`, pair);
+      }
+      for (const { from, to, slots } of moved.values()) {
+        if (primaries.has(from)) this.#faults.note('migration', from, `${slots} slots now served by ${to}`);
+        else this.#faults.note('failover', from, `its ${slots} slots now served by ${to}`);
+      }
+      before = now;
     });
   }
 }
 
-/** The client, loaded only when a store is asked for: one process without one pays nothing. */
+const SLOTS = 16_384;
+
+function isCluster(client: StoreClient): client is Cluster {
+  return 'slots' in client;
+}
+
+/** Connects to `url`: one server, or a cluster that `url` is one node of. */
 export async function connectRedisTexts(
   url: string,
-  onState: (state: StoreState, line: string) => void,
+  log: (line: string) => void,
+  options: { cluster?: boolean } = {},
 ): Promise<RedisTexts> {
-  // Through the default export (module.exports): a bundle's dynamic import of a CommonJS module
-  // carries only that, and ioredis's module.exports is the class, with `.Redis` on it.
-  const { Redis } = (await import('ioredis')).default;
-  const client = new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: COMMAND_MS,
-    connectTimeout: CONNECT_MS,
-    retryStrategy: RETRY_MS,
-    enableAutoPipelining: true,
-  });
-  return new RedisTexts(client, url, onState);
+  return new RedisTexts(await newStoreClient(url, options.cluster === true), url, log);
 }

@@ -4,6 +4,7 @@ import type { DocumentScope, DocumentStore, HeldText } from '../document-store.j
 import { handleKey } from '../handle-key.js';
 import { type HeldDocuments, type HeldScope, isHandle } from '../held-documents.js';
 import type { RedisTexts, StoreState } from './redis-texts.js';
+import type { FaultCounts } from './store-faults.js';
 
 /*
  * Held texts shared by every process behind a balancer (docs/adr/0041): the process's own store
@@ -19,9 +20,13 @@ const REFRESH_MS = 1_000;
 /** A session's keys remembered for its end; older ones are left to their TTL. */
 const MAX_SESSION_KEYS = 4_096;
 
-/** What /healthz shows of the store: its state and counts, never a key or a handle. */
-export interface SharedStoreHealth extends Record<string, string | number> {
+/**
+ * What /healthz shows of the store: its state and counts, never a key or a handle; each kind of
+ * fault counted since the start (docs/adr/0052).
+ */
+export interface SharedStoreHealth extends Record<string, string | number>, FaultCounts {
   state: StoreState;
+  mode: 'single' | 'cluster';
   /** Texts this process holds: its own and those fetched. */
   held: number;
   fetched: number;
@@ -55,9 +60,11 @@ export class SharedDocuments implements DocumentStore {
   health(): SharedStoreHealth {
     return {
       state: this.#remote.state,
+      mode: this.#remote.mode,
       held: this.#local.size,
       fetched: this.#fetched,
       writesFailed: this.#writesFailed,
+      ...this.#remote.faults,
     };
   }
 

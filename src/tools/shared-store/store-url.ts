@@ -6,8 +6,8 @@
 
 const SCHEMES = new Set(['redis:', 'rediss:']);
 
-/** Why `url` cannot name a store, or undefined when it can. */
-export function storeUrlProblem(url: string): string | undefined {
+/** Why `url` cannot name a store (one node of a cluster, with `cluster`), or undefined when it can. */
+export function storeUrlProblem(url: string, cluster = false): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -16,6 +16,9 @@ export function storeUrlProblem(url: string): string | undefined {
   }
   if (!SCHEMES.has(parsed.protocol)) return '--store takes a redis:// or rediss:// URL (Redis or Valkey)';
   if (parsed.hostname === '') return '--store needs a host: redis://HOST:PORT';
+  // A cluster has database 0 only (docs/adr/0052).
+  if (cluster && !/^\/?0?$/.test(parsed.pathname))
+    return '--store-cluster: a Redis Cluster has database 0 only; leave the database out of the --store URL';
   return undefined;
 }
 

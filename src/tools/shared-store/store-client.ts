@@ -1,0 +1,56 @@
+import type { Cluster, Redis } from 'ioredis';
+
+/*
+ * The ioredis client for `--store URL` (docs/adr/0041), or for a Redis Cluster with
+ * `--store-cluster` (docs/adr/0052). Every command is bounded: none waits for a connection (no
+ * offline queue), none is retried by us, none waits longer than COMMAND_MS for its reply, the
+ * cluster's own redirections and failover retries included; the client reconnects by itself,
+ * forever, so a store that comes back is used again without a restart.
+ */
+
+export type StoreClient = Redis | Cluster;
+
+/** Long enough for an 8 MiB text on a private network; short enough that a call is not held up. */
+const COMMAND_MS = 2_000;
+const CONNECT_MS = 2_000;
+/** Reconnection: quickly at first, then every two seconds while the store stays away. */
+const RETRY_MS = (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 5), 2_000);
+/**
+ * A cluster's slot map is read again this often even when no command was redirected, so that a
+ * failover or a migration is noticed (and logged) while the process is idle too.
+ */
+const SLOTS_REFRESH_MS = 5_000;
+
+const BOUNDS = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  commandTimeout: COMMAND_MS,
+  connectTimeout: CONNECT_MS,
+} as const;
+
+/** The client, loaded only when a store is asked for: one process without one pays nothing. */
+export async function newStoreClient(url: string, cluster: boolean): Promise<StoreClient> {
+  // Through the default export (module.exports): a bundle's dynamic import of a CommonJS module
+  // carries only that, and ioredis's module.exports is the class, with `.Redis` and `.Cluster` on it.
+  const ioredis = (await import('ioredis')).default;
+  if (!cluster)
+    return new ioredis.Redis(url, { ...BOUNDS, retryStrategy: RETRY_MS, enableAutoPipelining: true });
+  const { protocol, hostname, port, username, password } = new URL(url);
+  return new ioredis.Cluster([{ host: hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(port || 6379) }], {
+    // The cluster's own queue too: a command while it is not ready fails at once.
+    enableOfflineQueue: false,
+    // Reads go to primaries only: the fetch restarts a TTL (a write), and a replica may lag.
+    scaleReads: 'master',
+    // Commands to one node in the same tick share one round trip, as on a single store.
+    enableAutoPipelining: true,
+    clusterRetryStrategy: RETRY_MS,
+    slotsRefreshInterval: SLOTS_REFRESH_MS,
+    // Every node the cluster names is reached with the seed's credentials and TLS.
+    redisOptions: {
+      ...BOUNDS,
+      ...(username === '' ? {} : { username: decodeURIComponent(username) }),
+      ...(password === '' ? {} : { password: decodeURIComponent(password) }),
+      ...(protocol === 'rediss:' ? { tls: {} } : {}),
+    },
+  });
+}
