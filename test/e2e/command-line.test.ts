@@ -75,6 +75,7 @@ describe('flags that are refused', () => {
     [['--session-idle-ms', '1000']],
     [['--session-evict-after-ms', '0']],
     [['--store', 'redis://127.0.0.1:6379']],
+    [['--store-cluster']],
   ])('refuses the HTTP flag in %j with stdio, exit 2', async (args) => {
     const run = await runRaw([initialize()], args);
     const flag = args.find((arg) => arg !== '--transport' && arg.startsWith('--'));
@@ -99,6 +100,20 @@ describe('flags that are refused', () => {
       '--store must be a URL such as redis://',
     ],
     [['--transport', 'streamable-http', '--store', 'not a url'], '--store must be a URL such as redis://'],
+    [
+      ['--transport', 'streamable-http', '--store-cluster'],
+      '--store-cluster names how to use the --store URL: give --store too',
+    ],
+    [
+      [
+        '--transport',
+        'streamable-http',
+        '--store',
+        'redis://oxml:secret@127.0.0.1:7000/2',
+        '--store-cluster',
+      ],
+      '--store-cluster: a Redis Cluster has database 0 only',
+    ],
   ])('refuses --store in %j, exit 2, with a sentence that shows no password', async (args, sentence) => {
     const run = await runRaw([], args);
     expect(run.code).toBe(2);

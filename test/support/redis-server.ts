@@ -19,7 +19,8 @@ export interface RunningRedis {
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+/** A loopback port free now (it may be taken before it is bound: callers try another). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

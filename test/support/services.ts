@@ -2,12 +2,23 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 /*
- * Services some tests run for real (redis-server, nginx), never mocked. Missing on a developer's
+ * Services some tests run for real (redis-server, redis-cli, nginx), never mocked. Missing on a developer's
  * machine, the tests that need them are skipped with the reason in their name; in CI
  * (`OXML_REQUIRE_SERVICES=1`, set by .ci/run after installing them) a missing one fails the run.
  */
 
-const PACKAGES: Record<string, string> = { 'redis-server': 'redis-server', nginx: 'nginx' };
+const PACKAGES: Record<ServiceName, string> = {
+  'redis-server': 'redis-server',
+  'redis-cli': 'redis-tools',
+  nginx: 'nginx',
+};
+const FROM_ENV: Record<ServiceName, string> = {
+  'redis-server': 'REDIS_SERVER',
+  'redis-cli': 'REDIS_CLI',
+  nginx: 'NGINX',
+};
+
+type ServiceName = 'redis-server' | 'redis-cli' | 'nginx';
 
 export interface Service {
   /** The executable, or undefined when it is not installed. */
@@ -16,8 +27,8 @@ export interface Service {
   skipped: string;
 }
 
-export function service(name: 'redis-server' | 'nginx'): Service {
-  const fromEnv = process.env[name === 'nginx' ? 'NGINX' : 'REDIS_SERVER'];
+export function service(name: ServiceName): Service {
+  const fromEnv = process.env[FROM_ENV[name]];
   const found =
     fromEnv ??
     (spawnSync('bash', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim() ||
