@@ -11,6 +11,10 @@
 # With OXML_SCALE_STORE=1, `up` first starts a redis-server on loopback (deploy/redis.conf, with
 # its own port and folder), prints "store: redis://127.0.0.1:PORT", and every process it starts,
 # then and later, runs with `--store` that URL (docs/adr/0041-a-shared-store-for-held-texts.md).
+# With OXML_SCALE_STORE=cluster, a Redis Cluster instead: six redis-server in cluster mode (three
+# primaries, three replicas, joined by redis-cli), and each process runs with `--store-cluster`
+# and the next node as its seed, so that processes start on different nodes
+# (docs/adr/0052-the-shared-store-on-a-redis-cluster.md).
 #
 # The stack lives in one temporary folder, OXML_SCALE_DIR (default: ${TMPDIR:-/tmp}/oxml-scale-UID):
 # nginx.conf, logs, and the file `servers` ("PID PORT" per process). Process P runs
@@ -81,6 +85,43 @@ wait_store() {
   return 1
 }
 
+# Starts six redis-server in cluster mode on free loopback ports (deploy/redis.conf's settings),
+# joins them with redis-cli, and waits until every node says cluster_state:ok; writes their URLs
+# to $DIR/store, one a line, and their PIDs to $DIR/store.pid.
+start_cluster() {
+  local i try port bus pid cli ports=()
+  cli=${REDIS_CLI:-$(command -v redis-cli || echo "$(dirname "$REDIS_SERVER")/redis-cli")}
+  [[ -x $cli ]] || die "redis-cli is not installed (sudo apt-get install -y redis-tools)"
+  : >"$DIR/store.pid"
+  for ((i = 0; i < 6; i++)); do
+    for ((try = 0; try < TRIES; try++)); do
+      port=$(free_port)
+      bus=$(free_port)
+      mkdir -p "$DIR/node-$port"
+      "$REDIS_SERVER" "$ROOT/deploy/redis.conf" --port "$port" --cluster-port "$bus" --dir "$DIR/node-$port" \
+        --bind 127.0.0.1 --cluster-enabled yes --cluster-config-file nodes.conf --daemonize no \
+        --logfile "$DIR/redis-$port.log" </dev/null >/dev/null 2>&1 &
+      pid=$!
+      if wait_store "$port" "$pid"; then
+        echo "$pid" >>"$DIR/store.pid"
+        ports+=("$port")
+        break
+      fi
+      kill -KILL "$pid" 2>/dev/null || true
+    done
+    ((${#ports[@]} == i + 1)) || return 1
+  done
+  "$cli" --cluster create "${ports[@]/#/127.0.0.1:}" --cluster-replicas 1 --cluster-yes >"$DIR/cluster-create.log" 2>&1 || return 1
+  local deadline=$((SECONDS + READY_SECONDS))
+  for port in "${ports[@]}"; do
+    until "$cli" -p "$port" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; do
+      ((SECONDS < deadline)) || return 1
+      sleep 0.1
+    done
+  done
+  printf 'redis://127.0.0.1:%s\n' "${ports[@]}" >"$DIR/store"
+}
+
 # Starts redis-server on a free loopback port with deploy/redis.conf; writes its URL to $DIR/store.
 start_store() {
   local try port pid
@@ -126,7 +167,12 @@ ours() {
 # parent waits for it and appends "scale.sh: exit status N" to its log when it ends.
 start_server() {
   local port=$1 pid="" log=$DIR/server-$port.log deadline=$((SECONDS + READY_SECONDS)) before store=()
-  [[ -s $DIR/store ]] && store=(--store "$(cat "$DIR/store")")
+  if [[ $STORE == cluster && -s $DIR/store ]]; then
+    # The next node as this process's seed: processes start on different nodes.
+    store=(--store "$(sed -n "$(($(wc -l <"$DIR/servers") % $(wc -l <"$DIR/store") + 1))p" "$DIR/store")" --store-cluster)
+  elif [[ -s $DIR/store ]]; then
+    store=(--store "$(cat "$DIR/store")")
+  fi
   rm -f "$DIR/pid-$port"
   before=$(grep -c "listening on http://127.0.0.1:$port/" "$log" 2>/dev/null || true)
   (
@@ -200,7 +246,11 @@ up() {
   : >"$DIR/servers"
   if [[ -n $STORE ]]; then
     find_redis
-    start_store || { down >/dev/null 2>&1 || true; die "redis-server did not start; see $DIR/redis.log"; }
+    if [[ $STORE == cluster ]]; then
+      start_cluster || { down >/dev/null 2>&1 || true; die "the Redis Cluster did not start; see $DIR/redis-*.log"; }
+    else
+      start_store || { down >/dev/null 2>&1 || true; die "redis-server did not start; see $DIR/redis.log"; }
+    fi
   fi
   for ((i = 0; i < count; i++)); do
     pid=""
@@ -232,7 +282,8 @@ up() {
   fi
   echo "$listen" >"$DIR/port"
   echo "url: http://127.0.0.1:$listen/mcp"
-  if [[ -s $DIR/store ]]; then echo "store: $(cat "$DIR/store")"; fi
+  if [[ -s $DIR/store ]]; then echo "store: $(head -n 1 "$DIR/store")"; fi
+  if [[ $STORE == cluster ]]; then echo "store-cluster: $(wc -l <"$DIR/store") nodes"; fi
   for pid in "${pids[@]}"; do echo "pid: $pid"; done
 }
 
@@ -268,7 +319,8 @@ down() {
     # shellcheck disable=SC2046 # one PID per word
     stop_all TERM "$CLI" $(cut -d' ' -f1 "$DIR/servers")
   fi
-  if [[ -f $DIR/store.pid ]]; then stop_all TERM redis-server "$(cat "$DIR/store.pid")"; fi
+  # shellcheck disable=SC2046 # one PID per word
+  if [[ -f $DIR/store.pid ]]; then stop_all TERM redis-server $(cat "$DIR/store.pid"); fi
   rm -rf "$DIR"
 }
 

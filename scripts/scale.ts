@@ -5,7 +5,7 @@
  *
  *   npm run build && npx tsx scripts/scale.ts [--processes 1,2,3] [--clients 6] [--calls 150] [--seed 1]
  *       [--fault 1] [--fault-processes 3] [--workload mix|model] [--stateless 1] [--store 1]
- *       [--max-seconds 900] [--call-timeout-ms 20000]
+ *       [--store-cluster 1] [--max-seconds 900] [--call-timeout-ms 20000]
  *
  * Half the clients speak 2025-11-25 (a session each, through the SDK client's ordinary
  * handshake), half are pinned to 2026-07-28 (stateless). Each keeps one call in flight; every
@@ -16,6 +16,8 @@
  * processes with --stateless (no sessions). `--store 1` starts a redis-server beside them and
  * runs every process with `--store` (docs/adr/0041): a handle made by one process is then
  * answered by every other, so no stateless call by handle may be refused as not held.
+ * `--store-cluster 1` does the same with a Redis Cluster of three primaries and three replicas,
+ * each process seeded on another node (docs/adr/0052).
  * `--fault-processes N`: the fault run's number of processes (at least 2).
  *
  * A 2025 client whose call fails (a 404 for its session, whose process went away; its connection
@@ -43,7 +45,7 @@ import { callSeed } from './soak/random.js';
 
 const USAGE = `usage: npx tsx scripts/scale.ts [--processes 1,2,3] [--clients 6] [--calls 150] [--seed 1] [--fault 1]
                                [--fault-processes 3] [--workload mix|model] [--stateless 1] [--store 1]
-                               [--max-seconds 900] [--call-timeout-ms 20000]
+                               [--store-cluster 1] [--max-seconds 900] [--call-timeout-ms 20000]
 `;
 const SCALE_SH = fileURLToPath(new URL('./scale.sh', import.meta.url));
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } };
@@ -67,13 +69,13 @@ interface Stack {
   servers: Array<{ pid: number; port: number }>;
 }
 
-function up(count: number, stateless: boolean, store: boolean): Stack {
+function up(count: number, stateless: boolean, store: '' | '1' | 'cluster'): Stack {
   const dir = join(mkdtempSync(join(tmpdir(), 'oxml-scale-run-')), 'stack');
   const env = {
     ...process.env,
     OXML_SCALE_DIR: dir,
     OXML_SCALE_FLAGS: stateless ? '--stateless' : '',
-    OXML_SCALE_STORE: store ? '1' : '',
+    OXML_SCALE_STORE: store,
   };
   const run = spawnSync('bash', [SCALE_SH, 'up', String(count)], { env, encoding: 'utf8', timeout: 300_000 });
   if (run.status !== 0) throw new Error(`scale.sh up ${count} failed (${run.status}): ${run.stderr}`);
@@ -330,6 +332,7 @@ const DEFAULTS = {
   fault: 1,
   'fault-processes': 3,
   store: 0,
+  'store-cluster': 0,
   workload: 'mix',
   stateless: 0,
   'huge-rate': 0.005,
@@ -385,7 +388,9 @@ async function main(): Promise<void> {
     .map(Number)
     .filter((n) => n >= 1 && n <= 8);
   const stateless = flags.stateless === 1;
-  const store = flags.store === 1;
+  const cluster = flags['store-cluster'] === 1;
+  const store = flags.store === 1 || cluster;
+  const storeKind = cluster ? 'cluster' : store ? '1' : '';
   const handleLines: string[] = [];
   /** With a shared store every process answers every stateless handle: a refusal is a failure. */
   const storeMissed = (s: LoadStats) => store && (s.byEra['2026-07-28']?.notHeld ?? 0) > 0;
@@ -395,7 +400,7 @@ async function main(): Promise<void> {
   const failures: Failure[] = [];
 
   for (const count of counts) {
-    const stack = up(count, stateless, store);
+    const stack = up(count, stateless, storeKind);
     log(`${count} process(es) behind ${stack.url}`);
     const s = await runLoad(stack.url, flags, corpus);
     down(stack);
@@ -407,7 +412,7 @@ async function main(): Promise<void> {
 
   if (flags.fault) {
     const count = Math.max(2, flags['fault-processes']);
-    const stack = up(count, stateless, store);
+    const stack = up(count, stateless, storeKind);
     const [killed, restarted] = stack.servers;
     if (!killed || !restarted)
       throw new Error(`the fault run needs two processes, got ${stack.servers.length}`);
@@ -463,7 +468,7 @@ async function main(): Promise<void> {
   const report = [
     '',
     `== oxml-mcp behind nginx: npx tsx scripts/scale.ts ${process.argv.slice(2).join(' ')}`.trimEnd(),
-    `workload ${flags.workload}; ${flags.clients} clients (half 2025-11-25 ${stateless ? 'without sessions (--stateless)' : 'sessions'}, half 2026-07-28), ${flags.calls} calls each, one in flight per client${store ? '; every process with --store (one redis-server)' : ''}`,
+    `workload ${flags.workload}; ${flags.clients} clients (half 2025-11-25 ${stateless ? 'without sessions (--stateless)' : 'sessions'}, half 2026-07-28), ${flags.calls} calls each, one in flight per client${cluster ? '; every process with --store-cluster (a Redis Cluster, 3 primaries and 3 replicas)' : store ? '; every process with --store (one redis-server)' : ''}`,
     '',
     '| processes | clients | answered | calls/s | p50 ms | p99 ms | p50 2025 / 2026 | wrong | lost 2026 | lost 2025 | sessions renewed (404) | sessions per process |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',

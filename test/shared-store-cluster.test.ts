@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HeldDocuments } from '../src/tools/held-documents.js';
 import { connectRedisTexts } from '../src/tools/shared-store/redis-texts.js';
@@ -15,6 +16,7 @@ import { service } from './support/services.js';
 
 const redisServer = service('redis-server');
 const redisCli = service('redis-cli');
+const REDIS_CONF = new URL('../deploy/redis.conf', import.meta.url);
 /** Bounds on the call loops, so that a cluster that never recovers ends the test, not the run. */
 const MAX_CALLS = 1_000;
 const CALLS_AFTER = 20;
@@ -155,6 +157,31 @@ describe.skipIf(!redisServer.path || !redisCli.path)(
       const primaries = (await cluster.nodes()).filter((node) => node.role === 'primary');
       for (const primary of primaries)
         expect(Number(await cluster.cli(primary.port, 'DBSIZE'))).toBeGreaterThan(0);
+    });
+
+    it("works as deploy/redis.conf's ACL user, given only its keys and commands, on every node", async () => {
+      const rule = /^# user oxml on >CHANGE-ME (.*)$/m.exec(readFileSync(REDIS_CONF, 'utf8'))?.[1];
+      if (!rule) throw new Error(`no ACL user in ${REDIS_CONF}`);
+      for (const port of cluster.ports)
+        await cluster.cli(port, 'ACL', 'SETUSER', 'oxml', 'on', '>cluster-test', ...rule.split(' '));
+      const remote = await connectRedisTexts(
+        `redis://oxml:cluster-test@127.0.0.1:${cluster.ports[4]}`,
+        () => {},
+        {
+          cluster: true,
+        },
+      );
+      const store = new SharedDocuments(new HeldDocuments(), remote);
+      opened.push(store);
+      await until(() => store.health().state === 'ready', 'the store is connected as oxml');
+      const b = await aProcess(cluster.ports[5] as number);
+      const made = Array.from({ length: 12 }, (_, i) => store.stateless.hold(xml(200 + i)));
+      await Promise.all(made.map((kept) => kept?.stored));
+      for (const [i, kept] of made.entries())
+        expect(
+          Buffer.from((await b.store.stateless.get(kept?.handle as string)) as Uint8Array).toString(),
+        ).toBe(xml(200 + i));
+      expect(store.health()).toMatchObject({ writesFailed: 0, refused: 0, unreachable: 0 });
     });
 
     it('says at once that a node given as a single store is part of a cluster, and tells and counts each redirect', async () => {
