@@ -223,9 +223,21 @@ describe.skipIf(!redisServer.path || !redisCli.path)(
           ...['--cluster-from', from.id, '--cluster-to', to.id, '--cluster-slots', '1000', '--cluster-yes'],
         ),
       );
-      process.stderr.write(`[cluster] slot migration during calls: ${JSON.stringify(counts)}\n`);
-      expect(counts).toMatchObject({ wrong: 0, lost: 0, 'send again': 0 });
+      const faults = (p: AProcess) => {
+        const { timeouts, redirects, refused, unreachable } = p.store.health();
+        return { timeouts, redirects, refused, unreachable };
+      };
+      const [faultsA, faultsB] = [faults(processA), faults(processB)];
+      process.stderr.write(
+        `[cluster] slot migration during calls: ${JSON.stringify(counts)}; faults A ${JSON.stringify(faultsA)}, B ${JSON.stringify(faultsB)}\n`,
+      );
+      expect(counts).toMatchObject({ wrong: 0, lost: 0 });
       expect(counts['answered after']).toBeGreaterThanOrEqual(CALLS_AFTER);
+      // Every redirect followed, nothing refused: a call is told to retry only if the machine was
+      // too busy for the store's 2 s bound.
+      expect({ ...faultsA, timeouts: 0 }).toEqual({ timeouts: 0, redirects: 0, refused: 0, unreachable: 0 });
+      expect({ ...faultsB, timeouts: 0 }).toEqual({ timeouts: 0, redirects: 0, refused: 0, unreachable: 0 });
+      expect(counts['send again']).toBeLessThanOrEqual(faultsA.timeouts + faultsB.timeouts);
       await until(
         () => processA.store.health().migrations > 0 && processB.store.health().migrations > 0,
         'both saw the slots move',

@@ -64,8 +64,13 @@ export class RedisTexts {
       client.on('ready', () =>
         become('ready', `connected to the cluster (${client.nodes('master').length} primaries)`),
       );
-      // A node lost or refusing is a fault at that node; the cluster is down only when it is not ready.
-      client.on('error', (error: Error) => (client.status === 'ready' ? undefined : down(error)));
+      // A node lost or refusing is a fault at that node; the cluster is down only when it is not
+      // ready, and an error while it is (a slot map it could not read) is a fault of its own.
+      client.on('error', (error: Error) =>
+        client.status === 'ready'
+          ? this.#faults.note(faultKind(error), this.#seed, error.message)
+          : down(error),
+      );
       client.on('node error', (error: Error, node: string) =>
         this.#faults.note(faultKind(error), node, error.message),
       );
@@ -115,8 +120,9 @@ export class RedisTexts {
 
   /**
    * Starts the lifetime of each key again; answers which keys still exist. One command a key,
-   * never a multi-key one a cluster would refuse across slots: auto-pipelining sends those for one
-   * node in one round trip. Refused as a whole only when not one of them could be sent.
+   * never a multi-key one a cluster would refuse across slots; sent together without waiting for
+   * each reply, they take about one round trip. Refused as a whole only when not one of them
+   * could be sent.
    */
   async refresh(keys: readonly string[], ttlMs: number): Promise<boolean[]> {
     const replies = await Promise.allSettled(
@@ -147,11 +153,16 @@ export class RedisTexts {
     });
   }
 
+  /** The node given in the URL, as `host:port`. */
+  get #seed(): string {
+    return this.#shown.replace(/^rediss?:\/\//, '').replace(/\/.*$/, '');
+  }
+
   /** The node a command on `key` went to: named by a redirect, else the slot's primary. */
   #nodeOf(key: string, error: unknown): string {
     const redirected = /^(?:MOVED|ASK) \d+ (\S+)/.exec((error as Error)?.message ?? '');
     if (redirected?.[1]) return redirected[1];
-    if (!isCluster(this.#client)) return this.#shown.replace(/^rediss?:\/\//, '');
+    if (!isCluster(this.#client)) return this.#seed;
     return this.#client.slots[calculateSlot(key)]?.[0] ?? `slot ${calculateSlot(key)} (no node known)`;
   }
 
@@ -165,7 +176,7 @@ export class RedisTexts {
         if (/^cluster_enabled:1/m.test(info))
           this.#faults.note(
             'redirect',
-            this.#shown.replace(/^rediss?:\/\//, ''),
+            this.#seed,
             'this is a node of a Redis Cluster, which answers only its own slots: start with --store-cluster',
           );
       },

@@ -41,8 +41,11 @@ export async function newStoreClient(url: string, cluster: boolean): Promise<Sto
     enableOfflineQueue: false,
     // Reads go to primaries only: the fetch restarts a TTL (a write), and a replica may lag.
     scaleReads: 'master',
-    // Commands to one node in the same tick share one round trip, as on a single store.
-    enableAutoPipelining: true,
+    // No auto-pipelining: ioredis follows a MOVED in a batch only when the whole batch can be
+    // sent again, so during a slot migration a command batched with others that succeeded would
+    // come back refused. Each command is written at once on its node's connection, without
+    // waiting for the reply before it, so many commands still take about one round trip.
+    enableAutoPipelining: false,
     clusterRetryStrategy: RETRY_MS,
     slotsRefreshInterval: SLOTS_REFRESH_MS,
     // Every node the cluster names is reached with the seed's credentials and TLS.
