@@ -31,7 +31,11 @@ function budgeted(values: readonly string[], maxChars: number): Budgeted {
     if (cost > remaining) {
       let keep = remaining - CUT_MARK.length - 3;
       for (;;) {
-        const over = keep <= 0 ? 0 : JSON.stringify(value.slice(0, keep) + CUT_MARK).length + 1 - remaining;
+        // A trial cut is priced whole, never ending in half a pair: JSON would write a lone high
+        // surrogate as a six-character escape, and the shrink would overshoot what fits.
+        const trial = value.slice(0, keep);
+        const whole = hasLoneSurrogate(trial) ? trial.slice(0, -1) : trial;
+        const over = keep <= 0 ? 0 : JSON.stringify(whole + CUT_MARK).length + 1 - remaining;
         if (over <= 0) break;
         keep -= over;
       }
