@@ -118,6 +118,29 @@ describe.skipIf(!redisServer.path)(`the shared store, on a real redis-server${re
     expect(await b.stateless.get(mine.handle)).toBeUndefined();
   });
 
+  it("keeps a session's texts released across processes: another's use of its copy neither writes it back nor keeps it", async () => {
+    const a = await aProcess();
+    const b = await aProcess();
+    const session = a.open();
+    const mine = await holding(session, xml(9));
+    const key = `oxml-mcp:held:${handleKey(mine.handle)}`;
+    expect(textOf(await b.stateless.get(mine.handle))).toBe(xml(9));
+
+    session.close();
+    await until(async () => (await raw.strlen(key)) === 0, 'the text is gone from the store');
+    // b still answers its copy until its next batch of TTLs (a use starts one) hears of the end.
+    expect(textOf(b.stateless.get(mine.handle) as Uint8Array)).toBe(xml(9));
+    await until(() => !b.stateless.holds(mine.handle), 'b lets go of its copy');
+
+    // The text was not written back: no process answers the handle again, the ending one included.
+    expect(await raw.strlen(key)).toBe(0);
+    expect(await a.stateless.get(mine.handle)).toBeUndefined();
+    expect(await b.stateless.get(mine.handle)).toBeUndefined();
+    const c = await aProcess();
+    expect(await c.stateless.get(mine.handle)).toBeUndefined();
+    expect(c.health().fetched).toBe(0);
+  });
+
   it('refuses a stored value past the document limit without holding it, and bounds what it fetches', async () => {
     const each = 4096 + HELD_DOCUMENT_OVERHEAD_BYTES;
     const a = await aProcess();

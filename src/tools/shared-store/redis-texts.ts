@@ -30,13 +30,28 @@ if n > tonumber(ARGV[2]) then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return redis.call('GET', KEYS[1])`;
 
+/**
+ * A refresh starts the lifetime of a text again and never writes one: 1 for a text, 0 for a key
+ * the store lost (restarted, evicted), -1 for a text released (its session ended), whose empty
+ * marker keeps its own TTL so that every process holding a copy hears of the end.
+ */
+const REFRESH_SCRIPT = `
+if redis.call('STRLEN', KEYS[1]) > 0 then return redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+return 0`;
+
 export type StoreState = 'connecting' | 'ready' | 'down';
 
 /** What a fetch found: the text, nothing, or a value too large to be a document. */
 export type Fetched = Buffer | undefined | 'too-large';
 
+/** What a refresh found of a key: its text (its lifetime started again), nothing, or its end. */
+export type Refreshed = 'held' | 'lost' | 'released';
+const REFRESHED: Record<number, Refreshed> = { 1: 'held', 0: 'lost', [-1]: 'released' };
+
 type ScriptedRedis = Redis & {
   fetchTextBuffer(key: string, ttlMs: number, maxBytes: number): Promise<Buffer | number | null>;
+  refreshText(key: string, ttlMs: number): Promise<number>;
 };
 
 export class RedisTexts {
@@ -47,6 +62,7 @@ export class RedisTexts {
   /** `onState` hears each change of state once (never a retry), with a line fit for the log. */
   constructor(client: Redis, url: string, onState: (state: StoreState, line: string) => void) {
     client.defineCommand('fetchText', { numberOfKeys: 1, lua: FETCH_SCRIPT });
+    client.defineCommand('refreshText', { numberOfKeys: 1, lua: REFRESH_SCRIPT });
     this.#client = client as ScriptedRedis;
     const shown = shownStoreUrl(url);
     const become = (state: StoreState, line: string) => {
@@ -77,25 +93,38 @@ export class RedisTexts {
     return reply;
   }
 
-  /** Writes a text for `ttlMs`; false when the store did not take it. */
-  async write(key: string, bytes: Uint8Array, ttlMs: number): Promise<boolean> {
+  /**
+   * Writes a text for `ttlMs`; false when the store did not take it. `again` writes one the store
+   * lost only where its key is still absent, so a release made meanwhile stays (NX).
+   */
+  async write(key: string, bytes: Uint8Array, ttlMs: number, again = false): Promise<boolean> {
     const value = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return this.#bounded(this.#client.set(KEY_PREFIX + key, value, 'PX', ttlMs)).then(
+    const writing = again
+      ? this.#client.set(KEY_PREFIX + key, value, 'PX', ttlMs, 'NX')
+      : this.#client.set(KEY_PREFIX + key, value, 'PX', ttlMs);
+    return this.#bounded(writing).then(
       () => true,
       () => false,
     );
   }
 
-  /** Starts the lifetime of each key again, in one round trip; answers which keys still exist. */
-  async refresh(keys: readonly string[], ttlMs: number): Promise<boolean[]> {
+  /** Starts the lifetime of each key again, in one round trip; answers what each key holds. */
+  async refresh(keys: readonly string[], ttlMs: number): Promise<Refreshed[]> {
     const pipeline = this.#client.pipeline();
-    for (const key of keys) pipeline.pexpire(KEY_PREFIX + key, ttlMs);
+    for (const key of keys) (pipeline as unknown as ScriptedRedis).refreshText(KEY_PREFIX + key, ttlMs);
     const replies = await this.#bounded(pipeline.exec());
-    return (replies ?? []).map(([error, found]) => !error && found === 1);
+    return (replies ?? []).map(([error, found]) => (error ? 'lost' : (REFRESHED[found as number] ?? 'lost')));
   }
 
-  async remove(keys: readonly string[]): Promise<void> {
-    if (keys.length > 0) await this.#bounded(this.#client.unlink(...keys.map((key) => KEY_PREFIX + key)));
+  /**
+   * Ends texts: each key keeps an empty value for `ttlMs` (freeing the text's bytes at once), the
+   * mark by which a process holding a copy lets it go and never writes it back (issue 33, F3).
+   */
+  async remove(keys: readonly string[], ttlMs: number): Promise<void> {
+    if (keys.length === 0) return;
+    const pipeline = this.#client.pipeline();
+    for (const key of keys) pipeline.set(KEY_PREFIX + key, '', 'PX', ttlMs);
+    await this.#bounded(pipeline.exec());
   }
 
   async close(): Promise<void> {
