@@ -1,7 +1,7 @@
 /**
  * Builds dist/: the server as ES module bundles (docs/adr/0030-ship-a-bundle.md).
  *
- *   npx tsx scripts/build.ts        (npm run build; npm's `prepare` runs it before `npm pack`)
+ *   npx tsx scripts/build.ts        (npm run build; npm's `prepack` runs it before `npm pack`)
  *
  * Three entry points: `dist/cli.js`, the command, which checks the Node.js version and then loads
  * `dist/server.js`, the main thread (src/cli.ts), and `dist/worker.js`, the engine worker.

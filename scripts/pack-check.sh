@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # pack-check.sh: the package as `npm publish` would upload it, installed the way a user installs it.
 #
-#   1. `npm pack` into a temporary folder (its `prepare` is a clean build of dist/). The tarball must
+#   1. `npm pack` into a temporary folder (its `prepack` is a clean build of dist/). The tarball must
 #      hold package.json, LICENSE, README.md, CHANGELOG.md, the bundle's dist/cli.js (the command),
 #      dist/server.js and dist/worker.js with dist/THIRD-PARTY-LICENSES.txt (ADR 0030), and no
 #      source map nor a `sourceMappingURL` pointing at one.
 #   2. `npm install --global --prefix TMP/prefix` of the tarball, --prefer-offline (the cache that
-#      `npm ci` filled; only what it lacks comes from the registry).
+#      `npm ci` filled; only what it lacks comes from the registry), which must list none of the
+#      package's own scripts for approval (npm 11's allowScripts).
 #   3. The installed `oxml-mcp` command: `--version` is package.json's version, and the examples run
 #      through it (OXML_MCP_BIN): the README quick start, every tool in both eras, the error cases,
 #      both HTTP transports.
@@ -66,6 +67,11 @@ bounded npm install --global --prefix "$TMP/prefix" --prefer-offline --no-audit 
   > "$TMP/install.log" 2>&1 || { cat "$TMP/install.log" >&2; fail "npm install of $TARBALL failed"; }
 BIN=$TMP/prefix/bin/oxml-mcp
 [[ -x $BIN ]] || fail "the install made no $BIN"
+# No script for the user to approve (npm 11: "install scripts not yet covered by allowScripts").
+if grep -Eq 'oxml-mcp@[^ ]* \((preinstall|install|postinstall|prepare):' "$TMP/install.log"; then
+  cat "$TMP/install.log" >&2
+  fail "installing the tarball lists one of oxml-mcp's own scripts for approval"
+fi
 
 # 3. The installed command.
 want=$(node -p 'require("./package.json").version')

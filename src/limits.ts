@@ -14,6 +14,17 @@ export const MAX_DOCUMENT_BYTES = 8 * 1024 * 1024;
 export const MAX_MESSAGE_BYTES = 2 * 6 * MAX_DOCUMENT_BYTES + 1024 * 1024;
 
 /**
+ * The most JSON a message may hand `JSON.parse`, which holds the main thread (every session) for
+ * its whole length: ~1 s per 90 MiB on an idle core, 2.8–4.5 s measured under load (issue 33
+ * F7). Only documents make a message large, and a `tools/call` whose documents are JSON strings
+ * has them lifted from the bytes (transports/lift-documents.ts); what is left to parse is the
+ * envelope, or a document the lifting leaves to the ordinary path for its error (a lone
+ * surrogate, a raw control character): 8 MiB of text in two-byte escapes at most. Anything past
+ * this (a 90 MiB string, a `ping` carrying megabytes) cannot be a right message.
+ */
+export const MAX_PARSED_JSON_BYTES = 2 * MAX_DOCUMENT_BYTES + 1024 * 1024;
+
+/**
  * How deep a JSON-RPC message may nest arrays and objects. The SDK's Node adapter re-serialises
  * every parsed HTTP body with JSON.stringify, which recurses and overflows the stack somewhere
  * between 4,000 and 6,000 levels (measured on Node 20); real MCP requests nest a few dozen.

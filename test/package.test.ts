@@ -11,6 +11,7 @@ const pkg = JSON.parse(read('package.json')) as {
   mcpName: string;
   bin: Record<string, string>;
   engines: { node: string };
+  scripts: Record<string, string>;
 };
 const serverJson: unknown = JSON.parse(read('server.json'));
 
@@ -70,6 +71,16 @@ describe('server.json, the MCP registry entry', () => {
 
   it("has the name package.json's mcpName claims, which the registry checks on npm", () => {
     expect(parsed.data?.name).toBe(pkg.mcpName);
+  });
+});
+
+describe('the scripts', () => {
+  it('ask no one installing the package to approve a script: the build runs when it is packed (issue 33 item 5)', () => {
+    // npm 11 lists these on a tarball or global install as "not yet covered by allowScripts".
+    const installScripts = ['preinstall', 'install', 'postinstall', 'prepare', 'preprepare', 'postprepare'];
+    expect(Object.keys(pkg.scripts).filter((name) => installScripts.includes(name))).toEqual([]);
+    expect(pkg.scripts.prepack).toBe('npm run build');
+    expect(pkg.scripts.test).toMatch(/^npm run build && /);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inMemoryClient, textOf as text } from './support/in-memory-server.js';
+import { answerOf, inMemoryClient, textOf as text } from './support/in-memory-server.js';
 
 const { client, call } = inMemoryClient('query-output-test');
 const query = (args: Record<string, unknown>) => call('xml_query', args);
@@ -141,25 +141,26 @@ describe('xml_query output and batches through the in-memory client', () => {
     });
   });
 
-  it('heads an entry with a long expression by its start and end, keeping it whole in structuredContent', async () => {
+  it('heads an entry with a long expression by its start and end, in structuredContent too (both count in max_chars)', async () => {
     const long = `count(//a:entry[${Array.from({ length: 20 }, (_, i) => `a:title = 'title number ${i}'`).join(' or ')}])`;
     const result = await query({ xml: feed, xpath: [long, 'count(//a:title)'], namespaces: a });
     const [first = ''] = text(result).split('\n');
     expect(first).toBe(`1. \`${long.slice(0, 59)}…${long.slice(-59)}\` → 0`);
     expect(result.structuredContent).toMatchObject({
-      results: [{ xpath: long }, { xpath: 'count(//a:title)' }],
+      results: [{ xpath: `${long.slice(0, 59)}…${long.slice(-59)}` }, { xpath: 'count(//a:title)' }],
     });
   });
 
   it('never calls an entry whose share showed nothing "empty"', async () => {
-    const xml = `<r>${'<id>ORDER-1</id>'.repeat(5)}<s>${'x'.repeat(50)}</s></r>`;
-    const result = await query({ xml, xpath: [...Array(19).fill('//id'), 'string(//s)'], max_chars: 100 });
+    // A path is never cut: one longer than the entry's share leaves it showing none.
+    const long = 'n'.repeat(400);
+    const xml = `<r>${`<${long}>x</${long}>`.repeat(5)}<s></s></r>`;
+    const result = await query({ xml, xpath: [`//${long}`, 'string(//s)'], output: 'paths', max_chars: 600 });
     const lines = text(result).split('\n');
-    expect(lines[0]).toBe('1. `//id` → 5 nodes, none shown:');
-    expect(lines[1]).toMatch(/^ {3}\[Showing 0 of 5 values \(5 left out\): this expression's share/);
+    expect(lines[0]).toMatch(/^1\. `\/\/n+…n+` → 5 nodes, none shown:$/);
+    expect(lines[1]).toMatch(/^ {3}\[Showing 0 of 5 paths \(5 left out\): this expression's share/);
     expect(text(result)).not.toContain('all with empty text');
-    expect(text(result)).not.toContain('the empty string');
-    expect(text(result)).toContain('20. `string(//s)` → ');
+    expect(text(result)).toContain('2. `string(//s)` → the empty string');
   });
 
   it('shortens a long expression in its heading and error without splitting a surrogate pair', async () => {
@@ -171,7 +172,8 @@ describe('xml_query output and batches through the in-memory client', () => {
     expect(body).toMatch(/^1\. `.{59}….{59}` → error: The expression is not a valid XPath 1\.0 expression/u);
     expect(body).toContain('\n2. `1` → 1');
     const { results } = result.structuredContent as { results: Array<{ xpath: string; error?: string }> };
-    expect(results[0]?.xpath).toBe(long);
+    expect(results[0]?.xpath).toMatch(/^.{59}….{59}$/u);
+    expect(results[0]?.xpath.isWellFormed()).toBe(true);
     expect((results[0]?.error ?? '').length).toBeLessThan(600);
   });
 
@@ -199,12 +201,43 @@ describe('xml_query output and batches through the in-memory client', () => {
 
   it('notes a cut entry of a batch as its share of the budget', async () => {
     const xml = `<r>${'<v>1234567890</v>'.repeat(100)}</r>`;
-    const result = await query({ xml, xpath: ['//v', 'count(//v)'], max_chars: 140 });
-    const cut = "[Showing 5 of 100 values (95 left out): this expression's share";
+    const result = await query({ xml, xpath: ['//v', 'count(//v)'], max_chars: 800 });
+    const cut = "[Showing 16 of 100 values (84 left out): this expression's share";
     expect(text(result)).toContain(cut);
     expect(result.structuredContent).toMatchObject({
       results: [{ count: 100, truncated: true, notes: [expect.stringContaining(cut)] }, { values: ['100'] }],
     });
+  });
+
+  it('keeps a whole batch within max_chars in either channel, its headings and notes counted (issue 33 F9)', async () => {
+    const xml = `<r>${`<v>${'x'.repeat(300)}</v>`.repeat(2_000)}</r>`;
+    const xpath = Array.from(
+      { length: 32 },
+      (_, i) => `//v[${i} >= 0 or string-length(.) > ${'9'.repeat(100)}]`,
+    );
+    for (const max_chars of [200_000, 20_000, 14_000]) {
+      const result = await query({ xml, xpath, max_chars });
+      // The handle's sentence, said once per answer, is the answer's and not the batch's.
+      const [batch = ''] = text(result).split('\ndocument: d_');
+      expect(batch.length).toBeLessThanOrEqual(max_chars);
+      expect(JSON.stringify(answerOf(result.structuredContent)).length).toBeLessThanOrEqual(max_chars);
+      // Every entry is answered and says what was left out.
+      expect(batch).toContain('32. `//v[31 >= 0');
+      expect((result.structuredContent as { results: unknown[] }).results).toHaveLength(32);
+      expect(batch).toContain('left out');
+    }
+  });
+
+  it('refuses a batch whose headings and notes alone are past max_chars, saying what it needs', async () => {
+    const xpath = Array.from(
+      { length: 32 },
+      (_, i) => `//v[${i} >= 0 or string-length(.) > ${'9'.repeat(100)}]`,
+    );
+    const result = await query({ xml: '<r><v/></r>', xpath, max_chars: 100 });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(
+      /^A batch of 32 expressions takes \d+ characters with no values shown, past max_chars 100: its headings and notes alone\. Raise max_chars to \d+ or more, or send fewer expressions\.$/,
+    );
   });
 
   it('refuses a batch past its bounds, naming the argument, before it runs', async () => {

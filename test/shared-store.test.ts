@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnginePool } from '../src/engine/runtime/pool.js';
 import { HELD_DOCUMENT_OVERHEAD_BYTES, MAX_DOCUMENT_BYTES } from '../src/limits.js';
@@ -34,8 +34,14 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
 }
 
 /** One process's store: its own memory in front of the shared redis-server, connected. */
-async function aProcess(options: HeldOptions = {}): Promise<SharedDocuments> {
-  const store = new SharedDocuments(new HeldDocuments(options), await connectRedisTexts(redis.url, () => {}));
+async function aProcess(
+  options: HeldOptions = {},
+  client: Partial<RedisOptions> = {},
+): Promise<SharedDocuments> {
+  const store = new SharedDocuments(
+    new HeldDocuments(options),
+    await connectRedisTexts(redis.url, () => {}, { overrides: client }),
+  );
   opened.push(store);
   await until(() => store.health().state === 'ready', 'the store is connected');
   return store;
@@ -116,6 +122,61 @@ describe.skipIf(!redisServer.path)(`the shared store, on a real redis-server${re
     session.close();
     await until(async () => (await raw.exists(`oxml-mcp:held:${handleKey(mine.handle)}`)) === 0, 'removed');
     expect(await b.stateless.get(mine.handle)).toBeUndefined();
+  });
+
+  it("keeps a session's texts released across processes: another's use of its copy neither writes it back nor keeps it", async () => {
+    const a = await aProcess();
+    const b = await aProcess();
+    const session = a.open();
+    const mine = await holding(session, xml(9));
+    const key = `oxml-mcp:held:${handleKey(mine.handle)}`;
+    expect(textOf(await b.stateless.get(mine.handle))).toBe(xml(9));
+
+    session.close();
+    await until(async () => (await raw.strlen(key)) === 0, 'the text is gone from the store');
+    // b still answers its copy until its next batch of TTLs (a use starts one) hears of the end.
+    expect(textOf(b.stateless.get(mine.handle) as Uint8Array)).toBe(xml(9));
+    await until(() => !b.stateless.holds(mine.handle), 'b lets go of its copy');
+
+    // The text was not written back: no process answers the handle again, the ending one included.
+    expect(await raw.strlen(key)).toBe(0);
+    expect(await a.stateless.get(mine.handle)).toBeUndefined();
+    expect(await b.stateless.get(mine.handle)).toBeUndefined();
+    const c = await aProcess();
+    expect(await c.stateless.get(mine.handle)).toBeUndefined();
+    expect(c.health().fetched).toBe(0);
+  });
+
+  it('sends a text to the store at once while a fetch waits there, never behind it (issue 33 F6)', async () => {
+    const a = await aProcess();
+    // Its own name in CLIENT LIST, and a bound wide enough that nothing here ends by the clock.
+    const b = await aProcess({}, { connectionName: 'process-b', commandTimeout: 600_000 });
+    const kept = await holding(a.stateless, xml(10));
+    const text = `<r>${'w'.repeat(20_000)}</r>`;
+    // The store holds every command that may write (a fetch starts a TTL again) until unpaused.
+    await raw.call('CLIENT', 'PAUSE', '600000', 'WRITE');
+    let fetching: Uint8Array | undefined | Promise<Uint8Array | undefined>;
+    let writing: HeldText | undefined;
+    try {
+      fetching = b.stateless.get(kept.handle);
+      expect(fetching).toBeInstanceOf(Promise);
+      // Another call, a turn later: the fetch has gone out on its own.
+      await new Promise((resolve) => setImmediate(resolve));
+      writing = b.stateless.hold(text);
+      // The write has reached the store while the fetch still waits there: its bytes are in b's
+      // query buffer. Auto-pipelining held it back until the fetch settled (4 s on a frozen store).
+      const queued = async () => {
+        const clients = String(await raw.call('CLIENT', 'LIST'));
+        const line = clients.split('\n').find((entry) => entry.includes(' name=process-b '));
+        return Number(/ qbuf=(\d+)/.exec(line ?? '')?.[1] ?? 0);
+      };
+      await until(async () => (await queued()) > text.length, "the write is in the store's buffer");
+    } finally {
+      await raw.call('CLIENT', 'UNPAUSE');
+    }
+    expect(textOf(await fetching)).toBe(xml(10));
+    await writing?.stored;
+    expect(b.health().writesFailed).toBe(0);
   });
 
   it('refuses a stored value past the document limit without holding it, and bounds what it fetches', async () => {

@@ -94,7 +94,7 @@ const cases: Array<[string, string, Record<string, unknown>, RegExp]> = [
   [
     'a batch entry cut and one explained',
     'xml_query',
-    { xml: atom, xpath: ['//entry', 'count(//*)'], max_chars: 200 },
+    { xml: atom, xpath: ['//entry', 'count(//*)'], max_chars: 1_000 },
     /write `\/\/a:entry`/,
   ],
   [

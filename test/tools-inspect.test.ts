@@ -113,6 +113,26 @@ describe('xml_inspect shows the shape a query needs', () => {
     expect(text(short)).toMatch(/^Root element: rx+…\[cut\]\n/);
   });
 
+  it('stays within max_chars in either channel with a 50,000-character prefix (issue 33 F9)', async () => {
+    const p = `p${'x'.repeat(49_999)}`;
+    const documents = [
+      `<${p}:r xmlns:${p}="urn:x"><${p}:a/></${p}:r>`,
+      `<r xmlns:${p}="urn:x" ${p}:id="1"><a/></r>`,
+      `<r><a xmlns:${p}="urn:x"><${p}:b/></a><c xmlns:${p}="urn:y"><${p}:b/></c></r>`,
+    ];
+    for (const xml of documents) {
+      for (const max_chars of [2_000, 60_000, 100_000, 200_000]) {
+        const result = await call('xml_inspect', { xml, max_chars });
+        expect(text(result).length).toBeLessThanOrEqual(max_chars);
+        expect(JSON.stringify(answerOf(result.structuredContent)).length).toBeLessThanOrEqual(max_chars);
+      }
+    }
+    // Listed where it is written, bound as ns1 in the binding to pass.
+    const shown = text(await call('xml_inspect', { xml: documents[1], max_chars: 200_000 }));
+    expect(shown).toContain(`written as ${p}:`);
+    expect(shown).toContain('Pass to xml_query as "namespaces": {"ns1":"urn:x"}');
+  });
+
   it('keeps the answers it gave before: root, depth, totals, names with counts', async () => {
     const answer = await call('xml_inspect', { xml: '<r><t>x</t></r>' });
     expect(text(answer)).toContain(

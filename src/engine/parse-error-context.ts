@@ -1,4 +1,5 @@
 import { decodeUtf8 } from './libxml2/utf8.js';
+import { visibleJson } from './visible-json.js';
 
 /**
  * What a not-well-formed message adds to libxml2's own words: the text where the parse stopped,
@@ -31,7 +32,7 @@ export function nearText(bytes: Uint8Array, line: number, column: number): strin
   const to = byteAfterCharacters(bytes, from, lineEnd, Math.min(column - 1, SIDE) + SIDE);
   const shown = decodeUtf8(bytes.subarray(from, to)).replace(/\r$/, '');
   if (shown.trim() === '') return undefined;
-  return `${from > lineStart ? '…' : ''}${JSON.stringify(shown)}${to < lineEnd ? '…' : ''}`;
+  return `${from > lineStart ? '…' : ''}${visibleJson(shown)}${to < lineEnd ? '…' : ''}`;
 }
 
 /** The offset `count` UTF-8 characters after `from`, or `end` if the text ends first. */

@@ -1,4 +1,5 @@
 import type { QueryResult } from '../engine/query/query.js';
+import { visibleJson } from '../engine/visible-json.js';
 
 /**
  * The text of one answer (docs/behaviour.md §2): a scalar as itself; the empty string and an
@@ -91,10 +92,10 @@ function edgeSpaceNote(result: QueryResult): string {
   if (padded.length === 0) return '';
   const advice = 'kept as the document has it; `=` compares it exactly, `normalize-space()` trims it';
   if (!numbered(result))
-    return `(The value is ${JSON.stringify(shortened(values[padded[0] as number] as string))}: whitespace at its start or end is ${advice}.)`;
+    return `(The value is ${visibleJson(shortened(values[padded[0] as number] as string))}: whitespace at its start or end is ${advice}.)`;
   const shown = padded
     .slice(0, MAX_NOTED_VALUES)
-    .map((index) => `[${index + 1}] ${JSON.stringify(shortened(values[index] as string))}`);
+    .map((index) => `[${index + 1}] ${visibleJson(shortened(values[index] as string))}`);
   const more = padded.length > MAX_NOTED_VALUES ? ` and ${padded.length - MAX_NOTED_VALUES} more` : '';
   return `(Whitespace at the start or end of ${shown.join(', ')}${more}: ${advice}.)`;
 }

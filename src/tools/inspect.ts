@@ -166,6 +166,13 @@ function note(strings: TemplateStringsArray, ...values: unknown[]): Line {
   };
 }
 
+/**
+ * The longest prefix of the document's own suggested in the binding: a longer one is counted in
+ * the budget once, where it is listed (a 50,000-character prefix, said three times, took an
+ * answer past max_chars: issue 33 F9), and `ns1` serves as well.
+ */
+const BINDING_PREFIX_CHARS = 40;
+
 function namespaceLines(result: InspectResult): Line[] {
   const bindable = result.namespaces.filter(({ uri }) => uri !== XML_NAMESPACE);
   const xml = result.namespaces.find(({ uri }) => uri === XML_NAMESPACE);
@@ -197,8 +204,10 @@ function namespaceLines(result: InspectResult): Line[] {
     ].join(', ');
     lines.push(`  ${uri} — ${uses}, written as ${written}`);
     const preferred =
-      prefixes.find((prefix): prefix is string => prefix !== null && !Object.hasOwn(bindings, prefix)) ??
-      `ns${index + 1}`;
+      prefixes.find(
+        (prefix): prefix is string =>
+          prefix !== null && prefix.length <= BINDING_PREFIX_CHARS && !Object.hasOwn(bindings, prefix),
+      ) ?? `ns${index + 1}`;
     Object.defineProperty(bindings, preferred, { value: uri, enumerable: true });
     const found = result.unprefixedExample.get(uri);
     const example = found !== undefined && found.length <= 40 ? found : 'NAME';

@@ -12,6 +12,7 @@ import {
 } from '../limits.js';
 import { answered } from './answer.js';
 import { allEmpty, answerText, nodeLines, valueNotes } from './answer-text.js';
+import { setAside, withinBatchBudget } from './batch-budget.js';
 import { withMissingFunctionHint } from './missing-function-hints.js';
 import { namespacesArgument } from './namespaces-argument.js';
 import { answering, type Declares, defineTool, documentArguments, encode } from './tool.js';
@@ -107,10 +108,27 @@ export const xmlQuery = defineTool({
         ...(cacheAs ? { cacheAs } : {}),
       };
       if (typeof xpath !== 'string') {
-        const { results } = await engine.run('batch', { ...common, xpath }, call);
+        const valuesBudget = { ...budget, maxChars: max_chars - setAside(xpath.map(headingOf), max_chars) };
+        const answer = await engine.run('batch', { ...common, budget: valuesBudget, xpath }, call);
+        // The JSON's `{"results":[…]}` around the entries, one comma fewer than entries.
+        const { entries, chars } = withinBatchBudget(
+          answer.results,
+          max_chars - 13,
+          (entry, index) =>
+            Math.max(
+              renderEntry(entry, index, output, max_chars).length,
+              JSON.stringify(structuredEntry(entry, output, max_chars)).length,
+            ) + 1,
+        );
+        if (chars > max_chars - 13) {
+          throw new EngineError({
+            code: 'invalid-argument',
+            message: `A batch of ${xpath.length} expressions takes ${chars + 13} characters with no values shown, past max_chars ${max_chars}: its headings and notes alone. Raise max_chars to ${chars + 13} or more, or send fewer expressions.`,
+          });
+        }
         return answered({
-          body: renderBatch(results, output, max_chars),
-          facts: { results: results.map((entry) => structuredEntry(entry, output, max_chars)) },
+          body: entries.map((entry, index) => renderEntry(entry, index, output, max_chars)).join('\n'),
+          facts: { results: entries.map((entry) => structuredEntry(entry, output, max_chars)) },
         });
       }
       const { hint, defaults, ...result } = await engine
@@ -171,10 +189,12 @@ function truncationNote(result: QueryResult, output: QueryOutput, maxChars: numb
 
 /** A batch entry as structuredContent has it: its facts, and the sentences its text adds. */
 function structuredEntry(entry: BatchEntry, asked: QueryOutput, maxChars: number): z.infer<typeof output> {
-  if ('error' in entry) return { xpath: entry.xpath, error: entryError(entry) };
+  // Named as its heading names it: the budget counts it, and the client knows its own array.
+  const xpath = headingOf(entry.xpath);
+  if ('error' in entry) return { xpath, error: entryError(entry) };
   const { hint, defaults, ...result } = entry;
   const notes = resultNotes(result, [hint, defaults], asked, maxChars, true);
-  return notes.length === 0 ? result : { ...result, notes };
+  return notes.length === 0 ? { ...result, xpath } : { ...result, xpath, notes };
 }
 
 /** An entry's error, with what to write instead of a function this server's XPath lacks. */
@@ -189,24 +209,21 @@ function entryError(entry: Extract<BatchEntry, { error: string }>): string {
 
 /**
  * A batch reads as one numbered block per expression, the expression repeated in its heading
- * and the answer indented under it, so no answer can be taken for its neighbour's.
+ * and the answer indented under it, so no answer can be taken for its neighbour's. The blocks
+ * are counted in `max_chars` (batch-budget.ts).
  */
-function renderBatch(results: BatchEntry[], output: QueryOutput, maxChars: number): string {
-  return results
-    .map((entry, index) => {
-      const heading = `${index + 1}. \`${headingOf(entry.xpath)}\``;
-      if ('error' in entry) return `${heading} → error: ${indent(entryError(entry))}`;
-      const { hint, defaults, ...result } = entry;
-      const notes = resultNotes(result, [hint, defaults], output, maxChars, true).map((note) => `\n${note}`);
-      return `${heading} → ${entryText(entry)}${indent(notes.join(''))}`;
-    })
-    .join('\n');
+function renderEntry(entry: BatchEntry, index: number, output: QueryOutput, maxChars: number): string {
+  const heading = `${index + 1}. \`${headingOf(entry.xpath)}\``;
+  if ('error' in entry) return `${heading} → error: ${indent(entryError(entry))}`;
+  const { hint, defaults, ...result } = entry;
+  const notes = resultNotes(result, [hint, defaults], output, maxChars, true).map((note) => `\n${note}`);
+  return `${heading} → ${entryText(entry)}${indent(notes.join(''))}`;
 }
 
 /**
  * An expression as its entry's heading: whole up to HEADING_CHARS, else its start and end, which
- * tell it from its neighbours without repeating a long predicate 32 times (structuredContent
- * keeps it whole).
+ * tell it from its neighbours without repeating a long predicate 32 times; structuredContent's
+ * `xpath` too, since both count in max_chars (docs/adr/0051).
  */
 function headingOf(xpath: string): string {
   if (xpath.length <= HEADING_CHARS) return xpath;

@@ -7,7 +7,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { isJsonContentType, localhostAllowedHostnames } from '@modelcontextprotocol/server';
-import { MAX_MESSAGE_BYTES, MAX_UNREAD_HTTP_REPLY_BYTES } from '../limits.js';
+import { MAX_MESSAGE_BYTES, MAX_PARSED_JSON_BYTES, MAX_UNREAD_HTTP_REPLY_BYTES } from '../limits.js';
 import { jsonShapeRefusal } from './json-shape.js';
 import { INVALID_REQUEST } from './jsonrpc-lines.js';
 import { LIFT_DOCUMENTS_FROM_BYTES, parseLineLiftingDocuments } from './lift-documents.js';
@@ -54,6 +54,9 @@ export function replyNoSessionFree(res: ServerResponse, open: number, seconds: n
   );
 }
 
+const UNLIFTED_BODY_MESSAGE = (size: number) =>
+  `Invalid Request: a body of ${size} bytes that is not a tools/call with its documents as JSON strings; only documents make a message this large (past ${MAX_PARSED_JSON_BYTES} bytes otherwise). Send the document in \`xml\` (or \`xsd\`) of a tools/call.`;
+
 export type BodyResult = { ok: true; body: unknown; bytes: number } | { ok: false };
 
 /**
@@ -91,6 +94,10 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
   }
   const lifted = large ? parseLineLiftingDocuments(bytes) : undefined;
   if (lifted) return { ok: true, body: lifted, bytes: size };
+  if (size > MAX_PARSED_JSON_BYTES) {
+    replyError(res, 400, INVALID_REQUEST, UNLIFTED_BODY_MESSAGE(size));
+    return { ok: false };
+  }
   const text = bytes.toString('utf8');
   let body: unknown;
   try {

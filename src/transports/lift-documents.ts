@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { DOCUMENT_ARGUMENTS, LiftedDocument } from '../lifted-document.js';
+import { MAX_PARSED_JSON_BYTES } from '../limits.js';
 import {
   BACKSLASH,
   CLOSE_BRACE,
@@ -111,6 +112,9 @@ class Lifter {
 
   /** JSON.parse of the line with each document emptied, then the documents put in their places. */
   #parseRest(): Record<string, unknown> | undefined {
+    // Past the bound the rest is no envelope: left to the caller, which refuses it unparsed.
+    const lifted = this.#lifted.reduce((sum, { start, end }) => sum + end - start, 0);
+    if (this.#bytes.length - lifted > MAX_PARSED_JSON_BYTES) return undefined;
     const pieces: string[] = [];
     let from = 0;
     for (const { start, end } of this.#lifted) {

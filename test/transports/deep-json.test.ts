@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EnginePool } from '../../src/engine/runtime/pool.js';
-import { MAX_JSON_NESTING } from '../../src/limits.js';
+import { MAX_JSON_NESTING, MAX_PARSED_JSON_BYTES } from '../../src/limits.js';
 import type { Listening } from '../../src/transports/http-common.js';
 import { jsonShapeRefusal, TOO_DEEP_MESSAGE } from '../../src/transports/json-shape.js';
 import { serveHttp } from '../../src/transports/serve-http.js';
@@ -120,6 +120,47 @@ describe('a message nested deeper than MAX_JSON_NESTING', () => {
     } finally {
       JSON.parse = parse;
     }
+  });
+});
+
+describe('a large body that no document makes large (issue 33 F7)', () => {
+  /** `"\"\"…"`, `pairs` escaped quotes: JSON.parse held the main thread ~1 s per 90 MiB of it. */
+  const quotes = (pairs: number) => `"${'\\"'.repeat(pairs)}"`;
+  const big = MAX_PARSED_JSON_BYTES / 2 + 1;
+
+  it('is refused before JSON.parse reads it, and the server serves on', async () => {
+    const url = await start('streamable-http');
+    const ping = `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":${JSON.stringify(META)},"x":${quotes(big)}}}`;
+    for (const body of [quotes(big), ping, call('params', quotes(big))]) {
+      const refused = await post(url, body);
+      expect(refused.status).toBe(400);
+      const answer = (await refused.json()) as { error: { code: number; message: string } };
+      expect(answer.error.code).toBe(-32600);
+      expect(answer.error.message).toMatch(
+        /^Invalid Request: a body of \d+ bytes that is not a tools\/call with its documents as JSON strings; only documents make a message this large/,
+      );
+    }
+    const served = await post(url, call('arguments', '1').replace(',"x":1', ''));
+    expect(await served.json()).toMatchObject({ id: 7, result: { content: [{ text: '2' }, HANDLE_LINE] } });
+    expect(errors).toEqual([]);
+  });
+
+  it('still answers a document that large, lifted from the bytes', async () => {
+    const url = await start('streamable-http');
+    // Three million characters, each written `\u0041`: 18 MiB of JSON for a 3 MB document.
+    const letters = 3_000_000;
+    const xml = `<r>${'\\u0041'.repeat(letters)}</r>`;
+    const body = call('arguments', '1')
+      .replace('"xml":"<r><a/><a/></r>"', `"xml":"${xml}"`)
+      .replace('"xpath":"count(//a)"', '"xpath":"string-length(/r)"')
+      .replace(',"x":1', '');
+    expect(body.length).toBeGreaterThan(MAX_PARSED_JSON_BYTES);
+    const answer = await post(url, body);
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({
+      id: 7,
+      result: { content: [{ text: String(letters) }, HANDLE_LINE] },
+    });
   });
 });
 

@@ -1,6 +1,12 @@
 import type { PathShape } from './shape.js';
 import { ValueProfile } from './value-profile.js';
 
+/**
+ * The fields of one line whose values are looked at: one element of 10^5 attributes would
+ * otherwise work out 10^5 values' notation to show the few hundred that fit.
+ */
+export const FIELDS_PER_LINE = 64;
+
 /** An element name and the paths it appears at. */
 export interface NameShape {
   name: number;

@@ -8,7 +8,7 @@ import {
 import { nodeFields } from '../libxml2/tree.js';
 import { CUT_MARK, NAME_VALUE_INDENT, OUTLINE_VALUE_INDENT } from '../marks.js';
 import { withDocument, type XmlSource } from '../parse.js';
-import { type Field, fieldsOf, type NameShape, nameFieldsOf, ownsLine } from './fields.js';
+import { FIELDS_PER_LINE, type Field, fieldsOf, type NameShape, nameFieldsOf, ownsLine } from './fields.js';
 import { profileText } from './profile-text.js';
 import { type DocumentShape, documentShape, type NamespaceShape, type PathShape } from './shape.js';
 
@@ -105,12 +105,6 @@ export const VALUES_NOTE_CHARS = 460;
 /** What the namespaces may take of a budget smaller than this (listedNamespaces). */
 const NAMESPACE_FLOOR_CHARS = 2_000;
 
-/**
- * The fields of one line whose values are looked at: one element of 10^5 attributes would
- * otherwise work out 10^5 values' notation to show the few hundred that fit.
- */
-const FIELDS_PER_LINE = 64;
-
 /** The shortest outline line (`/a`): below this much budget the outline stops looking. */
 const MIN_LINE_CHARS = 3;
 
@@ -153,7 +147,9 @@ export function inspectDocument(doc: XmlDocument, options: InspectOptions = {}):
     const allowance = budget.share(limit);
     for (const path of lines) {
       if (allowance.left < MIN_LINE_CHARS) break;
-      if (shown.has(path)) continue;
+      // Its path alone does not fit: skipped without writing it, so the walk over many deep
+      // paths stays linear (issue 33 F8).
+      if (shown.has(path) || path.chars + 3 > allowance.left) continue;
       const line = remembered(lineTexts, path, () => pathLine(path, shape.names, lineCap));
       if (allowance.claim(jsonChars(line.text) + 1)) shown.add(path);
     }

@@ -1,4 +1,5 @@
 import { CUT_MARK } from '../marks.js';
+import { visibleJson } from '../visible-json.js';
 import type { KeptValue, ValueProfile } from './value-profile.js';
 
 /** Values listed one by one, with their counts, when there are at most this many… */
@@ -148,7 +149,7 @@ function written(value: KeptValue): string {
  * answer write values so too (query/field-values-hint.ts).
  */
 export function writtenValue(text: string, cut: boolean): string {
-  const quoted = cut || !BARE.test(text) ? JSON.stringify(text) : text;
+  const quoted = cut || !BARE.test(text) ? visibleJson(text) : text;
   return cut ? `${quoted}${CUT_MARK}` : quoted;
 }
 

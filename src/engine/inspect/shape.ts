@@ -10,6 +10,7 @@ import {
   nodeFields,
   walk,
 } from '../libxml2/tree.js';
+import { FIELDS_PER_LINE } from './fields.js';
 import { ValueProfile } from './value-profile.js';
 
 /** One distinct element path (`/project/dependencies/dependency`): the facts of its elements. */
@@ -19,6 +20,8 @@ export interface PathShape {
   parent: PathShape | undefined;
   /** The root element's path is at depth 1. */
   depth: number;
+  /** The length of the path written out (`/a/b`): what its outline line takes at least. */
+  chars: number;
   /** Elements at this path. */
   count: number;
   /** Whether one of them holds a character other than white space (text or CDATA). */
@@ -134,7 +137,7 @@ export function documentShape(
     return index;
   };
 
-  const top = newPath(-1, undefined, 0);
+  const top = newPath(-1, undefined, 0, 0);
   /** The path of the element open at each depth; [0] is the document node. */
   const open: PathShape[] = [top];
   let paths = 0;
@@ -166,7 +169,7 @@ export function documentShape(
       parent.children ??= new Map();
       path ??= parent.children.get(name);
       if (!path) {
-        path = newPath(name, parent, depth);
+        path = newPath(name, parent, depth, parent.chars + 1 + (names[name] as string).length);
         parent.children.set(name, path);
         paths++;
       }
@@ -184,11 +187,13 @@ export function documentShape(
         if (values) {
           path.attributeValues ??= new Map();
           let profile = path.attributeValues.get(attrName);
-          if (!profile) {
+          // A line shows the values of its first FIELDS_PER_LINE fields: an element with 10^5
+          // attributes would otherwise cost a profile and a read of each (issue 33 F8).
+          if (!profile && path.attributeValues.size < FIELDS_PER_LINE) {
             profile = new ValueProfile();
             path.attributeValues.set(attrName, profile);
           }
-          attributeValue(attr, fields, profile);
+          if (profile) attributeValue(attr, fields, profile);
         }
       }
       // A path already seen with an element inside shows no text values: skip reading them.
@@ -213,11 +218,12 @@ export function documentShape(
 }
 
 /** A path seen for the first time; every path has all its fields from the start (one shape for V8). */
-function newPath(name: number, parent: PathShape | undefined, depth: number): PathShape {
+function newPath(name: number, parent: PathShape | undefined, depth: number, chars: number): PathShape {
   return {
     name,
     parent,
     depth,
+    chars,
     count: 0,
     text: false,
     attributes: undefined,

@@ -1,6 +1,7 @@
 import type { XmlDocument } from 'libxml2-wasm';
 import { decodeUtf8 } from '../libxml2/utf8.js';
 import { withDocument } from '../parse.js';
+import { visibleJson } from '../visible-json.js';
 import { queryDocument } from './query.js';
 
 /*
@@ -83,7 +84,7 @@ export function dtdDefaultsNote(xml: Uint8Array, doc: XmlDocument, expression: s
     if (supplied <= 0) return [];
     const value = item.value.length <= 40 ? item.value : `${item.value.slice(0, 40)}…`.toWellFormed();
     return [
-      `${supplied} of the ${applied[i]} \`@${item.attribute}\` on \`${item.element}\` are not written in the document: its DTD supplies ${item.attribute}=${JSON.stringify(value)} by default, and XPath reads a default as an attribute (tools that skip DTD defaults do not).`,
+      `${supplied} of the ${applied[i]} \`@${item.attribute}\` on \`${item.element}\` are not written in the document: its DTD supplies ${item.attribute}=${visibleJson(value)} by default, and XPath reads a default as an attribute (tools that skip DTD defaults do not).`,
     ];
   });
   return sentences.length === 0 ? undefined : sentences.join(' ');

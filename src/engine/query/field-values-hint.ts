@@ -3,6 +3,7 @@ import { MAX_PROFILE_VALUE_CHARS, MAX_XPATH_OPERATIONS } from '../../limits.js';
 import { writtenValue } from '../inspect/profile-text.js';
 import { documentPointer, stringValue } from '../libxml2/tree.js';
 import { evaluateXPath, isXPathFailure, type XPathValue } from '../libxml2/xpath.js';
+import { visibleJson } from '../visible-json.js';
 import type { ProbeAllowance } from './padded-value-hint.js';
 import type { Namespaces } from './xpath-guard.js';
 import { tokenize, type XPathToken } from './xpath-tokens.js';
@@ -149,7 +150,7 @@ function describe(compared: ComparedField, tally: Tally, paddedSaid: boolean): s
   if (paddedSaid && variants.length === 0) return undefined;
   if (variants.length > 0) {
     const listed = variants.map(([text, count]) => `${shown(text)}×${count}`).join(' ');
-    return `No ${name} is ${JSON.stringify(value)}, but the document has ${listed}: \`=\` compares case and white space too.`;
+    return `No ${name} is ${visibleJson(value)}, but the document has ${listed}: \`=\` compares case and white space too.`;
   }
   const ranked = [...tally.counts].sort((a, b) => b[1] - a[1]);
   const listed = ranked
@@ -160,7 +161,7 @@ function describe(compared: ComparedField, tally: Tally, paddedSaid: boolean): s
   const distinct = `${tally.overflowed ? 'over ' : ''}${tally.counts.size} distinct`;
   const of =
     tally.read < tally.selected ? `of the first ${tally.read} of ${tally.selected}` : `of ${tally.read}`;
-  return `No ${name} is ${JSON.stringify(value)}. What ${name} holds (${distinct} ${of}), most frequent first: ${listed}${more}.`;
+  return `No ${name} is ${visibleJson(value)}. What ${name} holds (${distinct} ${of}), most frequent first: ${listed}${more}.`;
 }
 
 /** The value as `lower-case(normalize-space())` would see it, for names in ASCII and beyond. */

@@ -1,5 +1,5 @@
 import calculateSlot from 'cluster-key-slot';
-import type { Cluster, Redis } from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { StoreUnreachable } from '../document-store.js';
 import { newStoreClient, type StoreClient } from './store-client.js';
 import { type FaultCounts, faultKind, StoreFaults } from './store-faults.js';
@@ -27,13 +27,28 @@ if n > tonumber(ARGV[2]) then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return redis.call('GET', KEYS[1])`;
 
+/**
+ * A refresh starts the lifetime of a text again and never writes one: 1 for a text, 0 for a key
+ * the store lost (restarted, evicted), -1 for a text released (its session ended), whose empty
+ * marker keeps its own TTL so that every process holding a copy hears of the end.
+ */
+const REFRESH_SCRIPT = `
+if redis.call('STRLEN', KEYS[1]) > 0 then return redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+return 0`;
+
 export type StoreState = 'connecting' | 'ready' | 'down';
 
 /** What a fetch found: the text, nothing, or a value too large to be a document. */
 export type Fetched = Buffer | undefined | 'too-large';
 
+/** What a refresh found of a key: its text (its lifetime started again), nothing, or its end. */
+export type Refreshed = 'held' | 'lost' | 'released';
+const REFRESHED: Record<number, Refreshed> = { 1: 'held', 0: 'lost', [-1]: 'released' };
+
 type Scripted = {
   fetchTextBuffer(key: string, ttlMs: number, maxBytes: number): Promise<Buffer | number | null>;
+  refreshText(key: string, ttlMs: number): Promise<number>;
 };
 
 export class RedisTexts {
@@ -46,6 +61,7 @@ export class RedisTexts {
   /** `log` hears each change of state once (never a retry), and each fault, rate-limited. */
   constructor(client: StoreClient, url: string, log: (line: string) => void) {
     client.defineCommand('fetchText', { numberOfKeys: 1, lua: FETCH_SCRIPT });
+    client.defineCommand('refreshText', { numberOfKeys: 1, lua: REFRESH_SCRIPT });
     this.#client = client as StoreClient & Scripted;
     this.#shown = shownStoreUrl(url);
     this.#faults = new StoreFaults(this.#shown, log);
@@ -108,34 +124,47 @@ export class RedisTexts {
     return reply;
   }
 
-  /** Writes a text for `ttlMs`; false when the store did not take it. */
-  async write(key: string, bytes: Uint8Array, ttlMs: number): Promise<boolean> {
+  /**
+   * Writes a text for `ttlMs`; false when the store did not take it. `again` writes one the store
+   * lost only where its key is still absent, so a release made meanwhile stays (NX).
+   */
+  async write(key: string, bytes: Uint8Array, ttlMs: number, again = false): Promise<boolean> {
     const value = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const stored = KEY_PREFIX + key;
-    return this.#bounded(stored, this.#client.set(stored, value, 'PX', ttlMs)).then(
+    const writing = again
+      ? this.#client.set(stored, value, 'PX', ttlMs, 'NX')
+      : this.#client.set(stored, value, 'PX', ttlMs);
+    return this.#bounded(stored, writing).then(
       () => true,
       () => false,
     );
   }
 
   /**
-   * Starts the lifetime of each key again; answers which keys still exist. One command a key,
-   * never a multi-key one a cluster would refuse across slots; sent together without waiting for
-   * each reply, they take about one round trip. Refused as a whole only when not one of them
-   * could be sent.
+   * Starts the lifetime of each key again; answers what each key holds. One command a key, never
+   * a multi-key one a cluster would refuse across slots; sent together without waiting for each
+   * reply, they take about one round trip. Refused as a whole only when not one of them could be
+   * sent; a key whose command failed counts as lost, and a write of it again (NX) cannot undo an
+   * end.
    */
-  async refresh(keys: readonly string[], ttlMs: number): Promise<boolean[]> {
+  async refresh(keys: readonly string[], ttlMs: number): Promise<Refreshed[]> {
     const replies = await Promise.allSettled(
-      keys.map((key) => this.#bounded(KEY_PREFIX + key, this.#client.pexpire(KEY_PREFIX + key, ttlMs))),
+      keys.map((key) => this.#bounded(KEY_PREFIX + key, this.#client.refreshText(KEY_PREFIX + key, ttlMs))),
     );
     if (replies.length > 0 && replies.every((reply) => reply.status === 'rejected'))
       throw new StoreUnreachable();
-    return replies.map((reply) => reply.status === 'fulfilled' && reply.value === 1);
+    return replies.map((reply) =>
+      reply.status === 'fulfilled' ? (REFRESHED[reply.value] ?? 'lost') : 'lost',
+    );
   }
 
-  async remove(keys: readonly string[]): Promise<void> {
+  /**
+   * Ends texts: each key keeps an empty value for `ttlMs` (freeing the text's bytes at once), the
+   * mark by which a process holding a copy lets it go and never writes it back (ADR 0051, F3).
+   */
+  async remove(keys: readonly string[], ttlMs: number): Promise<void> {
     await Promise.all(
-      keys.map((key) => this.#bounded(KEY_PREFIX + key, this.#client.unlink(KEY_PREFIX + key))),
+      keys.map((key) => this.#bounded(KEY_PREFIX + key, this.#client.set(KEY_PREFIX + key, '', 'PX', ttlMs))),
     );
   }
 
@@ -217,11 +246,14 @@ function isCluster(client: StoreClient): client is Cluster {
   return 'slots' in client;
 }
 
-/** Connects to `url`: one server, or a cluster that `url` is one node of. */
+/**
+ * Connects to `url`: one server, or a cluster that `url` is one node of. `overrides` lets a test
+ * widen a bound of each connection, never change the rest.
+ */
 export async function connectRedisTexts(
   url: string,
   log: (line: string) => void,
-  options: { cluster?: boolean } = {},
+  options: { cluster?: boolean; overrides?: Partial<RedisOptions> } = {},
 ): Promise<RedisTexts> {
-  return new RedisTexts(await newStoreClient(url, options.cluster === true), url, log);
+  return new RedisTexts(await newStoreClient(url, options.cluster === true, options.overrides), url, log);
 }

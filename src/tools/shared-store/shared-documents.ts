@@ -98,14 +98,14 @@ export class SharedDocuments implements DocumentStore {
   }
 
   /** Writes a text just held; settles once other processes can read it, or the store failed. */
-  write(key: string, bytes: Uint8Array): Promise<void> {
-    return this.#remote.write(key, bytes, this.#ttlMs).then((written) => {
+  write(key: string, bytes: Uint8Array, again = false): Promise<void> {
+    return this.#remote.write(key, bytes, this.#ttlMs, again).then((written) => {
       if (!written) this.#writesFailed++;
     });
   }
 
   remove(keys: readonly string[]): void {
-    this.#remote.remove(keys).catch(() => {});
+    this.#remote.remove(keys, this.#ttlMs).catch(() => {});
   }
 
   /** A use: the text's TTL in the store starts again with the next batch. */
@@ -129,7 +129,8 @@ export class SharedDocuments implements DocumentStore {
   /**
    * Starts again the TTL of every text used since the last batch. A text the store no longer has
    * (it was restarted, or evicted under `maxmemory`) and this process still holds is written
-   * again, so a store that comes back empty fills again with the texts in use.
+   * again, so a store that comes back empty fills again with the texts in use. A text released
+   * elsewhere (its session ended) is let go here too, never written back (issue 33, F3).
    */
   async #refresh(): Promise<void> {
     this.#refresher = undefined;
@@ -139,9 +140,11 @@ export class SharedDocuments implements DocumentStore {
     const found = await this.#remote.refresh(keys, this.#ttlMs).catch(() => undefined);
     if (!found) return;
     for (const [i, key] of keys.entries()) {
-      if (found[i]) continue;
+      if (found[i] === 'held') continue;
       const held = this.#local.lookup(touched.get(key) ?? '');
-      if (held) void this.write(key, held.bytes);
+      if (!held) continue;
+      if (found[i] === 'released') held.scope.release(held.handle);
+      else void this.write(key, held.bytes, true);
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { Cluster, Redis } from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 
 /*
  * The ioredis client for `--store URL` (docs/adr/0041), or for a Redis Cluster with
@@ -28,13 +28,28 @@ const BOUNDS = {
   connectTimeout: CONNECT_MS,
 } as const;
 
-/** The client, loaded only when a store is asked for: one process without one pays nothing. */
-export async function newStoreClient(url: string, cluster: boolean): Promise<StoreClient> {
+/**
+ * The client, loaded only when a store is asked for: one process without one pays nothing.
+ * `overrides` lets a test widen a bound of each connection, never change the rest.
+ */
+export async function newStoreClient(
+  url: string,
+  cluster: boolean,
+  overrides: Partial<RedisOptions> = {},
+): Promise<StoreClient> {
   // Through the default export (module.exports): a bundle's dynamic import of a CommonJS module
   // carries only that, and ioredis's module.exports is the class, with `.Redis` and `.Cluster` on it.
   const ioredis = (await import('ioredis')).default;
+  // No auto-pipelining: it sends a batch only once the one before it has settled, so behind a
+  // fetch waiting on a frozen store a text's write waited out that fetch's bound before its own
+  // (4 s, docs/adr/0051 F6). Each command goes out at once, under its own bound.
   if (!cluster)
-    return new ioredis.Redis(url, { ...BOUNDS, retryStrategy: RETRY_MS, enableAutoPipelining: true });
+    return new ioredis.Redis(url, {
+      ...BOUNDS,
+      retryStrategy: RETRY_MS,
+      enableAutoPipelining: false,
+      ...overrides,
+    });
   const { protocol, hostname, port, username, password } = new URL(url);
   return new ioredis.Cluster([{ host: hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(port || 6379) }], {
     // The cluster's own queue too: a command while it is not ready fails at once.
@@ -54,6 +69,7 @@ export async function newStoreClient(url: string, cluster: boolean): Promise<Sto
       ...(username === '' ? {} : { username: decodeURIComponent(username) }),
       ...(password === '' ? {} : { password: decodeURIComponent(password) }),
       ...(protocol === 'rediss:' ? { tls: {} } : {}),
+      ...overrides,
     },
   });
 }

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { FIELDS_PER_LINE } from '../../../src/engine/inspect/fields.js';
 import { inspect } from '../../../src/engine/inspect/inspect.js';
 import { documentShape } from '../../../src/engine/inspect/shape.js';
 import { accessorFields } from '../../../src/engine/libxml2/tree.js';
 import { withDocument } from '../../../src/engine/parse.js';
 import { MAX_PROFILE_VALUES } from '../../../src/limits.js';
+import { manyAttributes } from '../../support/shape-documents.js';
 
 const records = (n: number, record: (i: number) => string) =>
   `<r>${Array.from({ length: n }, (_, i) => record(i)).join('')}</r>`;
@@ -69,6 +71,24 @@ describe('inspect shows what the fields hold', () => {
   it('gives no text values to a path that holds elements, nor to leaves that never hold text', () => {
     const result = inspect('<r><p>a <b>b</b></p><p>plain</p><br/><br/></r>');
     expect(Object.keys(result.values)).toEqual(['/r/p/b']);
+  });
+
+  it("reads the values of a path's first FIELDS_PER_LINE attributes only, counting every one (issue 33 F8)", () => {
+    // 699,045 attributes on one element took 6–10 s: a profile and a read for each, to show 64.
+    const xml = manyAttributes(5_000);
+    withDocument(xml, 'query', (doc) => {
+      const e = documentShape(doc).root?.children?.values().next().value;
+      expect(e?.attributes?.size).toBe(5_000);
+      expect(e?.attributeValues?.size).toBe(FIELDS_PER_LINE);
+      expect([...(e?.attributeValues?.keys() ?? [])]).toEqual(
+        [...(e?.attributes?.keys() ?? [])].slice(0, 64),
+      );
+    });
+    const result = inspect(xml, { maxChars: 200_000 });
+    expect(result.values['/r/e/@a0']).toBe('0');
+    expect(result.values['/r/e/@a63']).toBe('63');
+    expect(result.values['/r/e/@a64']).toBeUndefined();
+    expect(result.outline.find((line) => line.startsWith('/r/e'))).toMatch(/@a4999|more attributes/);
   });
 
   it('keeps at most the capped distinct values per field, and reads the same through the accessors as through the memory', () => {

@@ -62,6 +62,25 @@ describe('validate against a DTD', () => {
     );
   });
 
+  it('refuses the same declaration built from character references in another entity (issue 33 F5)', () => {
+    // `%decl;` declares `%mod;` as another file: no reading of the text sees it.
+    const built = `<!ENTITY % decl "&#60;!ENTITY &#37; mod SYSTEM 'module.ent'&#62;">`;
+    for (const dtd of [
+      `${built}\n%decl;\n%mod;\n<!ELEMENT r EMPTY>`,
+      `${built}\n%decl;\n<!ELEMENT r EMPTY>`,
+      `<!ENTITY % hex "&#x3C;!ENTITY &#x25; mod PUBLIC '-//X//Y' 'module.ent'&#x3E;">%hex;<!ELEMENT r EMPTY>`,
+    ]) {
+      const error = engineError(() => validate('<r/>', dtd));
+      expect(error.code).toBe('invalid-schema');
+      expect(error.message).toBe(
+        "The `xsd` argument declares the parameter entity `%mod;` as another file (`module.ent`); nothing is ever fetched. Paste that file's declarations in place of the entity and its reference, and call again.",
+      );
+    }
+    // An internal parameter entity built the same way is no other file: validated as before.
+    const internal = `<!ENTITY % decl "&#60;!ELEMENT r EMPTY&#62;">%decl;`;
+    expect(validate('<r/>', internal)).toMatchObject({ valid: true, language: 'dtd' });
+  });
+
   it('refuses entity amplification in the DTD as a limit', () => {
     const lol = ['<!ENTITY % l0 "lollollollollollollollollollol">'];
     for (let i = 1; i < 12; i++) lol.push(`<!ENTITY % l${i} "${`%l${i - 1};`.repeat(10)}">`);
