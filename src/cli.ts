@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { EnginePool } from './engine/runtime/pool.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './limits.js';
 import { storeUrlProblem } from './tools/shared-store/store-url.js';
+import type { AuthSettings } from './transports/auth/bearer-gate.js';
 import type { HttpTransport } from './transports/serve-http.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './transports/sessions.js';
 import { VERSION } from './version.js';
@@ -25,6 +26,7 @@ const RANGES = {
   'session-evict-after-ms': [0, MAX_SESSION_MS_FLAG],
   'session-keep-ms': [0, MAX_SESSION_MS_FLAG],
   'drain-ms': [0, MAX_DRAIN_MS],
+  'max-sessions-per-caller': [1, MAX_SESSIONS_FLAG],
 } as const satisfies Record<string, readonly [number, number]>;
 type IntegerFlag = keyof typeof RANGES;
 
@@ -40,7 +42,17 @@ const HTTP_ONLY = [
   'stateless',
   'drain-ms',
   'store',
+  'auth-issuer',
+  'auth-resource',
+  'auth-scope',
+  'max-sessions-per-caller',
 ] as const;
+
+/**
+ * With authentication on, sessions one subject keeps at once: a person's few clients and
+ * windows, while 64 callers at their bound still fill only the default table (4,096).
+ */
+const DEFAULT_SESSIONS_PER_CALLER = 64;
 
 const range = (name: IntegerFlag) => `${RANGES[name][0]}-${RANGES[name][1]}`;
 
@@ -74,6 +86,19 @@ HTTP transports only (refused with stdio):
                      process using the same store answers every handle (docs/deploy.md). Default: this process only
   --drain-ms MS      On SIGTERM, refuse new requests and let calls in flight finish for up to MS, ${range('drain-ms')}
                      (default: ${DEFAULT_DRAIN_MS}), then close every session and exit 0. SIGINT exits at once
+
+Authentication (HTTP transports only; off by default, docs/deploy.md "Authentication"):
+  --auth-issuer URL  Require an OAuth 2.1 bearer token on every MCP request: a JWT access token signed by this
+                     issuer (its keys are read from its metadata at start), with this server's --auth-resource as
+                     its audience. Serves /.well-known/oauth-protected-resource/...; /healthz stays open.
+                     A handle then answers only the subject whose call made it
+  --auth-resource URL
+                     This server's resource URI as clients address it (RFC 8707), e.g. https://xml.example.com/mcp;
+                     required with --auth-issuer
+  --auth-scope S     A scope every token must carry (repeat for several); a token without it gets 403
+  --max-sessions-per-caller N
+                     With --auth-issuer: sessions one subject keeps, ${range('max-sessions-per-caller')} (default: ${DEFAULT_SESSIONS_PER_CALLER}); its next one
+                     evicts its own longest idle session
 `;
 
 function log(message: string): void {
@@ -95,9 +120,10 @@ interface Settings {
   stateless: boolean;
   drainMs: number;
   store: string | undefined;
+  auth: AuthSettings | undefined;
 }
 
-type Flags = Record<string, string | boolean | undefined>;
+type Flags = Record<string, string | boolean | string[] | undefined>;
 
 function integerFlag(flags: Flags, name: IntegerFlag, fallback: number): number {
   const value = flags[name] as string | undefined;
@@ -127,6 +153,10 @@ function settingsFromArgv(): Settings | { print: string } {
         stateless: { type: 'boolean' },
         'drain-ms': { type: 'string' },
         store: { type: 'string' },
+        'auth-issuer': { type: 'string' },
+        'auth-resource': { type: 'string' },
+        'auth-scope': { type: 'string', multiple: true },
+        'max-sessions-per-caller': { type: 'string' },
         version: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -161,6 +191,17 @@ function settingsFromArgv(): Settings | { print: string } {
       DEFAULT_SESSION_LIMITS.engagedEvictableAfterMs,
     ),
   };
+  const auth = authFromFlags(flags);
+  if (auth)
+    sessions.maxSessionsPerCaller = integerFlag(
+      flags,
+      'max-sessions-per-caller',
+      DEFAULT_SESSIONS_PER_CALLER,
+    );
+  else if (flags['max-sessions-per-caller'] !== undefined)
+    usageError(
+      '--max-sessions-per-caller needs --auth-issuer: without authentication there are no callers to tell apart',
+    );
   const instance = flags.instance as string | undefined;
   if (instance !== undefined && !INSTANCE_NAME.test(instance))
     usageError('--instance must be 1 to 32 letters, digits, - or _');
@@ -182,7 +223,30 @@ function settingsFromArgv(): Settings | { print: string } {
     stateless: flags.stateless === true,
     drainMs: integerFlag(flags, 'drain-ms', DEFAULT_DRAIN_MS),
     store,
+    auth,
   };
+}
+
+/** The three authentication flags, checked together; undefined when authentication is off. */
+function authFromFlags(flags: Flags): AuthSettings | undefined {
+  const issuer = flags['auth-issuer'] as string | undefined;
+  const resource = flags['auth-resource'] as string | undefined;
+  const scopes = (flags['auth-scope'] as string[] | undefined) ?? [];
+  if (issuer === undefined) {
+    if (resource !== undefined || scopes.length > 0)
+      usageError('--auth-resource and --auth-scope need --auth-issuer');
+    return undefined;
+  }
+  if (resource === undefined)
+    usageError(
+      '--auth-issuer needs --auth-resource: the URL clients reach this server at, e.g. https://xml.example.com/mcp',
+    );
+  if (!URL.canParse(issuer)) usageError(`--auth-issuer must be a URL (https://…): "${issuer}"`);
+  if (!URL.canParse(resource) || new URL(resource).hash !== '')
+    usageError(`--auth-resource must be an absolute URL without a #fragment: "${resource}"`);
+  const bad = scopes.find((scope) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope));
+  if (bad !== undefined) usageError(`--auth-scope takes one scope, without spaces or quotes: "${bad}"`);
+  return { issuer, resource, requiredScopes: scopes };
 }
 
 /** One line for a port or address the server cannot listen on, instead of a stack trace. */
@@ -257,6 +321,16 @@ async function main(): Promise<void> {
           settings.store,
           log,
         );
+  // The issuer's metadata is read before the port opens: a wrong issuer stops the start.
+  const auth =
+    settings.auth === undefined
+      ? undefined
+      : await (await import('./transports/auth/bearer-gate.js'))
+          .openBearerGate(settings.auth)
+          .catch((error: Error) => {
+            log(error.message);
+            return exit(1);
+          });
   const listening = await serveHttp(settings.transport, pool, {
     host: settings.host,
     port: settings.port,
@@ -265,6 +339,7 @@ async function main(): Promise<void> {
     ...(settings.instance === undefined ? {} : { instance: settings.instance }),
     stateless: settings.stateless,
     ...(documents === undefined ? {} : { documents }),
+    ...(auth === undefined ? {} : { auth }),
   }).catch((error: unknown) => {
     const line = listenFailure(error, settings);
     if (line === undefined) throw error;

@@ -1,0 +1,310 @@
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EnginePool } from '../../src/engine/runtime/pool.js';
+import { openBearerGate } from '../../src/transports/auth/bearer-gate.js';
+import { HEALTH_PATH, type HttpService, serveHttp } from '../../src/transports/serve-http.js';
+import { MODERN_CALL_HEADERS, MODERN_COUNT_CALL } from '../support/http-requests.js';
+import { type ClientId, type Issuer, newSigningKey, SCOPE, startIssuer } from '../support/oidc-issuer.js';
+
+/*
+ * Bearer tokens on the HTTP transports against a real OpenID provider (docs/adr/0054): each
+ * refused token gets the status and `WWW-Authenticate` the MCP authorization chapter names, and
+ * a handle made by one subject is unknown to another, in both eras and over SSE.
+ */
+
+const NOT_HELD = 'That document is no longer held; send its text as `xml` again.';
+const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<
+  typeof Client
+>[1];
+type Result = Awaited<ReturnType<Client['callTool']>>;
+const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?.text;
+
+let issuer: Issuer;
+let engine: EnginePool;
+const services: HttpService[] = [];
+
+beforeAll(async () => {
+  issuer = await startIssuer();
+  engine = new EnginePool({ size: 1 });
+});
+afterAll(async () => {
+  for (const service of services) await service.close();
+  await engine.close();
+  await issuer.close();
+});
+
+/** A server whose resource URI is its own /mcp (or /sse) URL, as a deployment names its public one. */
+async function serve(
+  kind: 'streamable-http' | 'sse',
+  scopes: string[] = [],
+): Promise<{ url: string; resource: string }> {
+  // The port is known only once it listens, and the resource names it: a first server finds a
+  // free port, and the authenticated one takes it.
+  const probe = await serveHttp(kind, engine, { host: '127.0.0.1', port: 0, onError: () => {} });
+  const url = probe.url;
+  await probe.close();
+  const auth = await openBearerGate({
+    issuer: issuer.url,
+    resource: url,
+    requiredScopes: scopes,
+    // A rotation is seen at the next unknown key id, not 30 s later.
+    refetchCooldownMs: 0,
+  });
+  const service = await serveHttp(kind, engine, {
+    host: '127.0.0.1',
+    port: Number(new URL(url).port),
+    onError: () => {},
+    auth,
+    limits: {
+      maxSessions: 16,
+      idleMs: 60_000,
+      evictableAfterMs: 5_000,
+      engagedEvictableAfterMs: 60_000,
+      maxSessionsPerCaller: 2,
+    },
+  });
+  services.push(service);
+  return { url: service.url, resource: url };
+}
+
+/** A 2026-07-28 call with this Authorization header (or none): the status and headers it got. */
+async function modernCall(url: string, authorization?: string) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { ...MODERN_CALL_HEADERS, ...(authorization === undefined ? {} : { authorization }) },
+    body: MODERN_COUNT_CALL,
+  });
+  return {
+    status: response.status,
+    challenge: response.headers.get('www-authenticate'),
+    body: await response.text(),
+  };
+}
+
+async function client(
+  url: string,
+  token: string,
+  options?: ConstructorParameters<typeof Client>[1],
+  sse = false,
+) {
+  const client = new Client({ name: 'bearer-auth-test', version: '1' }, options);
+  const authorization = `Bearer ${token}`;
+  const requestInit = { headers: { authorization } };
+  // The SSE stream is opened by an EventSource, which takes headers only through its fetch.
+  const withToken: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', authorization);
+    return fetch(input, { ...init, headers });
+  };
+  await client.connect(
+    sse
+      ? new SSEClientTransport(new URL(url), { requestInit, eventSourceInit: { fetch: withToken } })
+      : new StreamableHTTPClientTransport(new URL(url), { requestInit }),
+  );
+  return client;
+}
+
+describe('bearer tokens on Streamable HTTP', () => {
+  let url: string;
+  let resource: string;
+  let metadataUrl: string;
+  beforeAll(async () => {
+    ({ url, resource } = await serve('streamable-http', [SCOPE]));
+    metadataUrl = new URL('/.well-known/oauth-protected-resource/mcp', url).href;
+  });
+
+  const bearer = async (client: ClientId = 'alice') =>
+    `Bearer ${await issuer.token(client, resource, SCOPE)}`;
+
+  it('serves the protected resource metadata naming the issuer and the scopes', async () => {
+    const response = await fetch(metadataUrl);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      resource,
+      authorization_servers: [issuer.url],
+      scopes_supported: [SCOPE],
+    });
+  });
+
+  it('answers a valid token from the provider', async () => {
+    const { status, body } = await modernCall(url, await bearer());
+    expect(status).toBe(200);
+    expect(body).toContain('"text":"2"');
+  });
+
+  it('leaves /healthz open, naming no caller', async () => {
+    const response = await fetch(new URL(HEALTH_PATH, url));
+    expect(response.status).toBe(200);
+    const body = await response.text();
+    expect(body).not.toMatch(/alice|bob|subject/);
+  });
+
+  const refused = async (authorization: string | undefined, status: number, error: string) => {
+    const answer = await modernCall(url, authorization);
+    expect(answer.status).toBe(status);
+    expect(answer.challenge).toMatch(/^Bearer /);
+    expect(answer.challenge).toContain(`error="${error}"`);
+    expect(answer.challenge).toContain(`resource_metadata="${metadataUrl}"`);
+    expect(answer.body).not.toContain('"text":"2"');
+    return answer;
+  };
+
+  it('refuses a request with no token: 401 with the metadata URL', async () => {
+    await refused(undefined, 401, 'invalid_token');
+  });
+
+  it('refuses an expired token', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await issuer.sign({
+      iss: issuer.url,
+      aud: resource,
+      sub: 'alice',
+      scope: SCOPE,
+      iat: now - 600,
+      exp: now - 300,
+    });
+    const { challenge } = await refused(`Bearer ${token}`, 401, 'invalid_token');
+    expect(challenge).toContain('expired');
+  });
+
+  it('refuses a token issued for another resource (audience)', async () => {
+    const token = await issuer.token('alice', 'https://elsewhere.example/mcp', SCOPE);
+    const { challenge } = await refused(`Bearer ${token}`, 401, 'invalid_token');
+    expect(challenge).toContain('audience');
+  });
+
+  it('refuses a token from another issuer, signed with a key this issuer publishes', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await issuer.sign({
+      iss: 'https://evil.example',
+      aud: resource,
+      sub: 'alice',
+      scope: SCOPE,
+      iat: now,
+      exp: now + 300,
+    });
+    const { challenge } = await refused(`Bearer ${token}`, 401, 'invalid_token');
+    expect(challenge).toContain('another issuer');
+  });
+
+  it('refuses a token with a bad signature (a key of the same id the issuer does not hold)', async () => {
+    const forger = await newSigningKey('key-1');
+    const now = Math.floor(Date.now() / 1000);
+    const token = await issuer.sign(
+      { iss: issuer.url, aud: resource, sub: 'alice', scope: SCOPE, iat: now, exp: now + 300 },
+      forger,
+    );
+    const { challenge } = await refused(`Bearer ${token}`, 401, 'invalid_token');
+    expect(challenge).toContain('signature');
+  });
+
+  it('refuses an unsigned token (alg: none)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const token = `${part({ alg: 'none', typ: 'at+jwt' })}.${part({ iss: issuer.url, aud: resource, sub: 'alice', scope: SCOPE, exp: now + 300 })}.`;
+    await refused(`Bearer ${token}`, 401, 'invalid_token');
+  });
+
+  it('refuses a token without the required scope: 403 insufficient_scope', async () => {
+    const token = await issuer.token('alice', resource);
+    const { challenge } = await refused(`Bearer ${token}`, 403, 'insufficient_scope');
+    expect(challenge).toContain(`scope="${SCOPE}"`);
+  });
+
+  it('refuses what is not a bearer token', async () => {
+    await refused('Basic YWxpY2U6YWxpY2Utc2VjcmV0', 401, 'invalid_token');
+    await refused('Bearer not-a-jwt', 401, 'invalid_token');
+  });
+
+  it('follows a key rotation: a token signed with the new key is accepted, the retired key refused', async () => {
+    // Something is verified first, so the old key set is cached.
+    expect((await modernCall(url, await bearer())).status).toBe(200);
+    const old = await issuer.token('alice', resource, SCOPE);
+    const next = await newSigningKey('key-2');
+    await issuer.rotate([next]);
+    expect((await modernCall(url, await bearer())).status).toBe(200);
+    const retired = await modernCall(url, `Bearer ${old}`);
+    expect(retired.status).toBe(401);
+  });
+
+  it.each([
+    ['2025-11-25 session', {}],
+    ['2026-07-28 stateless', MODERN],
+  ])('over a %s, a handle answers its own subject only, as unknown to another', async (_era, options) => {
+    const alice = await client(url, await issuer.token('alice', resource, SCOPE), options);
+    const bob = await client(url, await issuer.token('bob', resource, SCOPE), options);
+    const xml = '<r><a/><a/><a/></r>';
+    const sent = await alice.callTool({ name: 'xml_inspect', arguments: { xml } });
+    const document = (sent.structuredContent as { document: string }).document;
+    expect(document).toMatch(/^d_/);
+    const stolen = await bob.callTool({ name: 'xml_query', arguments: { document, xpath: 'count(//a)' } });
+    expect(stolen.isError).toBe(true);
+    expect(text(stolen)).toBe(NOT_HELD);
+    expect(
+      text(await alice.callTool({ name: 'xml_query', arguments: { document, xpath: 'count(//a)' } })),
+    ).toBe('3');
+    // The same text sent by the other subject gets a handle of its own.
+    const bobs = await bob.callTool({ name: 'xml_inspect', arguments: { xml } });
+    expect((bobs.structuredContent as { document: string }).document).not.toBe(document);
+    await alice.close();
+    await bob.close();
+  });
+
+  it('refuses one subject the session another opened, as unknown', async () => {
+    const alice = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: await bearer('alice') } },
+    });
+    const aliceClient = new Client({ name: 't', version: '1' });
+    await aliceClient.connect(alice);
+    const sessionId = alice.sessionId as string;
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-11-25',
+        authorization: await bearer('bob'),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(404);
+    await response.text();
+    expect((await aliceClient.listTools()).tools.length).toBe(5);
+    await aliceClient.close();
+  });
+
+  it('keeps a bound on sessions per subject: a third evicts that subject’s own idle one', async () => {
+    const token = await issuer.token('bob', resource, SCOPE);
+    const opened: Client[] = [];
+    for (let i = 0; i < 3; i++) opened.push(await client(url, token));
+    // Bob's first session was evicted for his third: it is gone, the other two answer.
+    await expect(opened[0]?.listTools()).rejects.toThrow();
+    expect((await opened[2]?.listTools())?.tools.length).toBe(5);
+    // Alice's sessions were not touched.
+    const alice = await client(url, await issuer.token('alice', resource, SCOPE));
+    expect((await alice.listTools()).tools.length).toBe(5);
+    for (const each of [...opened, alice]) await each.close().catch(() => {});
+  });
+});
+
+describe('bearer tokens on the legacy SSE transport', () => {
+  it('refuses the stream without a token, and keeps a handle to its subject', async () => {
+    const { url, resource } = await serve('sse');
+    const response = await fetch(url, { headers: { accept: 'text/event-stream' } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain('resource_metadata=');
+    await response.text();
+    const alice = await client(url, await issuer.token('alice', resource), undefined, true);
+    const bob = await client(url, await issuer.token('bob', resource), undefined, true);
+    const sent = await alice.callTool({ name: 'xml_inspect', arguments: { xml: '<r><a/></r>' } });
+    const document = (sent.structuredContent as { document: string }).document;
+    const stolen = await bob.callTool({ name: 'xml_query', arguments: { document, xpath: 'count(//a)' } });
+    expect(text(stolen)).toBe(NOT_HELD);
+    expect(
+      text(await alice.callTool({ name: 'xml_query', arguments: { document, xpath: 'count(//a)' } })),
+    ).toBe('1');
+    await alice.close();
+    await bob.close();
+  });
+});
