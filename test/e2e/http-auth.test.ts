@@ -12,9 +12,9 @@ import {
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from '../support/built-cli.js';
-import { exerciseEveryTool } from '../support/every-tool.js';
 import { type RunningServer, startServer } from '../support/http-server.js';
 import { CLIENTS, type ClientId, type Issuer, SCOPE, startIssuer } from '../support/oidc-issuer.js';
+import { exerciseEveryTool, MODERN, NOT_HELD, text } from '../support/sdk-client.js';
 import { service } from '../support/services.js';
 
 /*
@@ -24,12 +24,6 @@ import { service } from '../support/services.js';
  * handle still answers only the subject that made it.
  */
 
-const NOT_HELD = 'That document is no longer held; send its text as `xml` again.';
-const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<
-  typeof Client
->[1];
-type Result = Awaited<ReturnType<Client['callTool']>>;
-const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?.text;
 /** Children that read the issuer, which runs in this process: never spawnSync, which would block it. */
 const run = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exerciseEveryTool } from '../support/every-tool.js';
 import { type RunningServer, startServer } from '../support/http-server.js';
+import { exerciseEveryTool } from '../support/sdk-client.js';
 import { expectLargeDocumentsReadExactly } from './large-documents.js';
 
 type Result = Awaited<ReturnType<Client['callTool']>>;

@@ -5,19 +5,13 @@ import { openBearerGate } from '../../src/transports/auth/bearer-gate.js';
 import { HEALTH_PATH, type HttpService, serveHttp } from '../../src/transports/serve-http.js';
 import { MODERN_CALL_HEADERS, MODERN_COUNT_CALL } from '../support/http-requests.js';
 import { type ClientId, type Issuer, newSigningKey, SCOPE, startIssuer } from '../support/oidc-issuer.js';
+import { MODERN, NOT_HELD, text } from '../support/sdk-client.js';
 
 /*
  * Bearer tokens on the HTTP transports against a real OpenID provider (docs/adr/0054): each
  * refused token gets the status and `WWW-Authenticate` the MCP authorization chapter names, and
  * a handle made by one subject is unknown to another, in both eras and over SSE.
  */
-
-const NOT_HELD = 'That document is no longer held; send its text as `xml` again.';
-const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<
-  typeof Client
->[1];
-type Result = Awaited<ReturnType<Client['callTool']>>;
-const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?.text;
 
 let issuer: Issuer;
 let engine: EnginePool;

@@ -1,8 +1,19 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { expect } from 'vitest';
 
+/** What an SDK client's tests share: the era pin, the answer's text, the call of every tool. */
+
 type Result = Awaited<ReturnType<Client['callTool']>>;
-const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?.text;
+/** The text a model reads of an answer. */
+export const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?.text;
+
+/** A client that speaks only the 2026-07-28 revision (stateless over HTTP). */
+export const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as ConstructorParameters<
+  typeof Client
+>[1];
+
+/** The answer to a handle not held, whatever the reason (docs/adr/0039, 0054). */
+export const NOT_HELD = 'That document is no longer held; send its text as `xml` again.';
 
 const xsd =
   '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="n" type="xs:integer"/></xs:schema>';
