@@ -67,7 +67,7 @@ Options:
   -h, --help         Print this help to stdout and exit
 
 HTTP transports only (refused with stdio):
-  --host H           Address to bind (default: 127.0.0.1; no authentication: put a gateway in front of a routable address)
+  --host H           Address to bind (default: 127.0.0.1; without --auth-issuer, put an authenticating gateway in front of a routable address)
   --port P           Port, ${range('port')} (default: ${DEFAULT_PORTS['streamable-http']} for streamable-http, ${DEFAULT_PORTS.sse} for sse; 0 picks a free one)
   --max-sessions N   Sessions open at once, ${range('max-sessions')} (default: ${DEFAULT_SESSION_LIMITS.maxSessions}, ~11 KiB each when idle); when full, a new
                      one evicts an idle session at once (never one with a request in flight), whose handles keep working

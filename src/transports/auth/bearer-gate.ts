@@ -71,7 +71,11 @@ export async function openBearerGate(settings: AuthSettings): Promise<BearerGate
     ...(settings.requiredScopes.length > 0 ? { scopesSupported: [...settings.requiredScopes] } : {}),
   };
   // Throws now, for an issuer that is not HTTPS outside loopback, rather than on the first request.
-  buildOAuthProtectedResourceMetadata(metadataOptions);
+  try {
+    buildOAuthProtectedResourceMetadata(metadataOptions);
+  } catch (error) {
+    throw new Error(`--auth-issuer ${settings.issuer}: ${(error as Error).message}`);
+  }
   const verify: VerifyBearerTokenOptions = {
     verifier: createJwtVerifier({
       issuer: oauthMetadata.issuer,
