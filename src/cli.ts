@@ -45,6 +45,7 @@ const HTTP_ONLY = [
   'auth-issuer',
   'auth-resource',
   'auth-scope',
+  'auth-tokens',
   'max-sessions-per-caller',
 ] as const;
 
@@ -96,8 +97,10 @@ Authentication (HTTP transports only; off by default, docs/deploy.md "Authentica
                      This server's resource URI as clients address it (RFC 8707), e.g. https://xml.example.com/mcp;
                      required with --auth-issuer
   --auth-scope S     A scope every token must carry (repeat for several); a token without it gets 403
+  --auth-tokens FILE Instead of an issuer: require one of the static bearer tokens listed in FILE, a line
+                     "NAME SHA256-HEX" each (the token's digest, never the token); NAME is the caller
   --max-sessions-per-caller N
-                     With --auth-issuer: sessions one subject keeps, ${range('max-sessions-per-caller')} (default: ${DEFAULT_SESSIONS_PER_CALLER}); its next one
+                     With authentication: sessions one subject keeps, ${range('max-sessions-per-caller')} (default: ${DEFAULT_SESSIONS_PER_CALLER}); its next one
                      evicts its own longest idle session
 `;
 
@@ -156,6 +159,7 @@ function settingsFromArgv(): Settings | { print: string } {
         'auth-issuer': { type: 'string' },
         'auth-resource': { type: 'string' },
         'auth-scope': { type: 'string', multiple: true },
+        'auth-tokens': { type: 'string' },
         'max-sessions-per-caller': { type: 'string' },
         version: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -200,7 +204,7 @@ function settingsFromArgv(): Settings | { print: string } {
     );
   else if (flags['max-sessions-per-caller'] !== undefined)
     usageError(
-      '--max-sessions-per-caller needs --auth-issuer: without authentication there are no callers to tell apart',
+      '--max-sessions-per-caller needs --auth-issuer or --auth-tokens: without authentication there are no callers to tell apart',
     );
   const instance = flags.instance as string | undefined;
   if (instance !== undefined && !INSTANCE_NAME.test(instance))
@@ -232,6 +236,14 @@ function authFromFlags(flags: Flags): AuthSettings | undefined {
   const issuer = flags['auth-issuer'] as string | undefined;
   const resource = flags['auth-resource'] as string | undefined;
   const scopes = (flags['auth-scope'] as string[] | undefined) ?? [];
+  const tokensFile = flags['auth-tokens'] as string | undefined;
+  if (tokensFile !== undefined) {
+    if (issuer !== undefined || resource !== undefined || scopes.length > 0)
+      usageError(
+        '--auth-tokens is instead of --auth-issuer: give one or the other (--auth-resource and --auth-scope go with --auth-issuer)',
+      );
+    return { tokensFile };
+  }
   if (issuer === undefined) {
     if (resource !== undefined || scopes.length > 0)
       usageError('--auth-resource and --auth-scope need --auth-issuer');

@@ -116,7 +116,11 @@ describe('the authentication flags', () => {
       ['--auth-issuer', 'https://id.example', '--auth-resource', 'https://x.example/mcp'],
       /has no effect with stdio/,
     ],
-    [['--transport', 'sse', '--max-sessions-per-caller', '3'], /needs --auth-issuer/],
+    [['--transport', 'sse', '--max-sessions-per-caller', '3'], /needs --auth-issuer or --auth-tokens/],
+    [
+      ['--transport', 'sse', '--auth-tokens', '/dev/null', '--auth-issuer', 'https://id.example'],
+      /--auth-tokens is instead of --auth-issuer/,
+    ],
     [
       [
         '--transport',
@@ -135,6 +139,16 @@ describe('the authentication flags', () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(reason);
     expect(run.stdout).toBe('');
+  });
+
+  it('does not start with a tokens file it cannot use, saying why', async () => {
+    const args = ['--transport', 'sse', '--port', '0', '--auth-tokens', '/nonexistent/tokens'];
+    const failed = await run(process.execPath, [CLI, ...args]).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toMatch(/--auth-tokens \/nonexistent\/tokens: cannot read it \(ENOENT\)/);
   });
 
   it('does not start when the issuer publishes no metadata, saying why', async () => {

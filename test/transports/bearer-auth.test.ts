@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnginePool } from '../../src/engine/runtime/pool.js';
@@ -300,5 +304,62 @@ describe('bearer tokens on the legacy SSE transport', () => {
     ).toBe('1');
     await alice.close();
     await bob.close();
+  });
+});
+
+describe('static bearer tokens from a file', () => {
+  const tokens = { ci: 'ci-token-0123456789abcdef0123456789', ops: 'ops-token-0123456789abcdef012345678' };
+  const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
+  let home: string;
+  let url: string;
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'oxml-tokens-'));
+    const file = join(home, 'tokens');
+    writeFileSync(
+      file,
+      `# name and SHA-256 of each token\nci ${sha256(tokens.ci)}\n\nops ${sha256(tokens.ops)}\n`,
+    );
+    expect(readFileSync(file, 'utf8')).not.toContain(tokens.ci);
+    const service = await serveHttp('streamable-http', engine, {
+      host: '127.0.0.1',
+      port: 0,
+      onError: () => {},
+      auth: await openBearerGate({ tokensFile: file }),
+    });
+    services.push(service);
+    url = service.url;
+  });
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it('answers a listed token, refuses any other with 401, and keeps a handle to its name', async () => {
+    expect((await modernCall(url, `Bearer ${tokens.ci}`)).status).toBe(200);
+    for (const wrong of [undefined, `Bearer ${tokens.ci}x`, `Bearer ${sha256(tokens.ci)}`]) {
+      const refused = await modernCall(url, wrong);
+      expect(refused.status).toBe(401);
+      expect(refused.challenge).toContain('error="invalid_token"');
+    }
+    const ci = await client(url, tokens.ci, MODERN);
+    const ops = await client(url, tokens.ops, MODERN);
+    const sent = await ci.callTool({ name: 'xml_inspect', arguments: { xml: '<r><a/></r>' } });
+    const document = (sent.structuredContent as { document: string }).document;
+    expect(
+      text(await ops.callTool({ name: 'xml_query', arguments: { document, xpath: 'count(//a)' } })),
+    ).toBe(NOT_HELD);
+    expect(text(await ci.callTool({ name: 'xml_query', arguments: { document, xpath: 'count(//a)' } }))).toBe(
+      '1',
+    );
+    await ci.close();
+    await ops.close();
+  });
+
+  it.each([
+    ['a line without a digest', 'ci\n', /line 1: write NAME and the token's SHA-256/],
+    ['a digest that is not hex SHA-256', `ci ${'z'.repeat(64)}\n`, /line 1/],
+    ['a name given twice', `ci ${sha256('a')}\nci ${sha256('b')}\n`, /line 2: the name "ci" is given twice/],
+    ['nothing but comments', '# none\n', /no tokens in it/],
+  ])('refuses a file with %s, saying where', async (_case, content, message) => {
+    const file = join(home, 'bad');
+    writeFileSync(file, content);
+    await expect(openBearerGate({ tokensFile: file })).rejects.toThrow(message);
   });
 });

@@ -11,6 +11,7 @@ import {
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
 import { createJwtVerifier } from './jwt-verifier.js';
+import { createStaticVerifier, readStaticTokens } from './static-tokens.js';
 
 /*
  * The HTTP transports as an OAuth 2.1 resource server (docs/adr/0054): every request to the MCP
@@ -20,7 +21,10 @@ import { createJwtVerifier } from './jwt-verifier.js';
  * metadata document); jose checks the JWT (jwt-verifier.ts).
  */
 
-export interface AuthSettings {
+/** Tokens from an OAuth issuer (`--auth-issuer`), or from a file of static tokens (`--auth-tokens`). */
+export type AuthSettings = IssuerSettings | { tokensFile: string };
+
+export interface IssuerSettings {
   /** The authorization server's issuer identifier; its metadata is read once, at start. */
   issuer: string;
   /** This server's resource URI as clients address it (RFC 8707), e.g. https://xml.example.com/mcp. */
@@ -45,6 +49,14 @@ const WELL_KNOWN = '/.well-known/';
  * checks the settings before any request comes: a wrong issuer fails the start, not every call.
  */
 export async function openBearerGate(settings: AuthSettings): Promise<BearerGate> {
+  if ('tokensFile' in settings) {
+    // No issuer, so no metadata to point a client at: the 401 says only that a token is needed.
+    return gate({ verifier: createStaticVerifier(readStaticTokens(settings.tokensFile)) });
+  }
+  return openIssuerGate(settings);
+}
+
+async function openIssuerGate(settings: IssuerSettings): Promise<BearerGate> {
   let oauthMetadata: Awaited<ReturnType<typeof discoverAuthorizationServerMetadata>>;
   try {
     oauthMetadata = await discoverAuthorizationServerMetadata(settings.issuer);
@@ -88,9 +100,14 @@ export async function openBearerGate(settings: AuthSettings): Promise<BearerGate
     expectedResource: resourceServerUrl,
   };
 
+  return gate(verify, metadataOptions);
+}
+
+/** The gate itself: the SDK's check and challenge, and the metadata document when there is an issuer. */
+function gate(verify: VerifyBearerTokenOptions, metadataOptions?: AuthMetadataOptions): BearerGate {
   return {
     async serveMetadata(req, res) {
-      if (!req.url?.startsWith(WELL_KNOWN)) return false;
+      if (!metadataOptions || !req.url?.startsWith(WELL_KNOWN)) return false;
       const request = new Request(new URL(req.url, 'http://localhost'), {
         method: req.method ?? 'GET',
         headers: headersOf(req),
