@@ -307,6 +307,36 @@ describe('bearer tokens on the legacy SSE transport', () => {
   });
 });
 
+describe('a legacy SSE session of one subject', () => {
+  it('takes no message from another subject: 404, as for an unknown session', async () => {
+    const { url, resource } = await serve('sse');
+    const alice = `Bearer ${await issuer.token('alice', resource)}`;
+    const stream = new AbortController();
+    const opened = await fetch(url, {
+      headers: { accept: 'text/event-stream', authorization: alice },
+      signal: stream.signal,
+    });
+    expect(opened.status).toBe(200);
+    // The first event names the session's endpoint.
+    const reader = (opened.body as ReadableStream<Uint8Array>).getReader();
+    let events = '';
+    while (!/data: (\S+)/.test(events)) events += new TextDecoder().decode((await reader.read()).value);
+    const endpoint = new URL(/data: (\S+)/.exec(events)?.[1] as string, url);
+    const post = async (authorization: string) => {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      await response.text();
+      return response.status;
+    };
+    expect(await post(`Bearer ${await issuer.token('bob', resource)}`)).toBe(404);
+    expect(await post(alice)).toBe(202);
+    stream.abort();
+  });
+});
+
 describe('static bearer tokens from a file', () => {
   const tokens = { ci: 'ci-token-0123456789abcdef0123456789', ops: 'ops-token-0123456789abcdef012345678' };
   const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
