@@ -33,7 +33,8 @@ async function call(url: string, authorization?: string): Promise<number> {
   });
   const body = await response.text();
   const elapsed = performance.now() - started;
-  if (response.status !== 200 || !body.includes('"text":"2"')) throw new Error(`unexpected answer ${response.status}: ${body}`);
+  if (response.status !== 200 || !body.includes('"text":"2"'))
+    throw new Error(`unexpected answer ${response.status}: ${body}`);
   return elapsed;
 }
 

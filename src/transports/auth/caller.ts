@@ -11,7 +11,7 @@ export type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo };
 
 /** The subject a verified token's `AuthInfo` carries: who owns the handles it makes. */
 export function subjectOf(auth: AuthInfo | undefined): string | undefined {
-  const subject = auth?.extra?.['subject'];
+  const subject = auth?.extra?.subject;
   return typeof subject === 'string' ? subject : undefined;
 }
 

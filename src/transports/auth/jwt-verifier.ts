@@ -47,8 +47,8 @@ export function createJwtVerifier(options: JwtVerifierOptions): OAuthTokenVerifi
       } catch (error) {
         throw refusal(error);
       }
-      const scope = typeof payload['scope'] === 'string' ? payload['scope'] : '';
-      const clientId = payload['client_id'] ?? payload['azp'];
+      const scope = typeof payload.scope === 'string' ? payload.scope : '';
+      const clientId = payload.client_id ?? payload.azp;
       return {
         token,
         clientId: typeof clientId === 'string' ? clientId : (payload.sub as string),
