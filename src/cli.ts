@@ -338,7 +338,7 @@ async function main(): Promise<void> {
     settings.auth === undefined
       ? undefined
       : await (await import('./transports/auth/bearer-gate.js'))
-          .openBearerGate(settings.auth)
+          .openBearerGate(settings.auth, onError)
           .catch((error: Error) => {
             log(error.message);
             return exit(1);

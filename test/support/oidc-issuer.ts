@@ -38,6 +38,8 @@ export interface Issuer {
   sign(claims: Record<string, unknown>, key?: SigningKey): Promise<string>;
   /** Publishes `keys` (the first signs from now on), as an issuer rotating its keys does. */
   rotate(keys: SigningKey[]): Promise<void>;
+  /** Answers every request 503 until the next `rotate`, as an issuer that is down. */
+  fail(): void;
   close(): Promise<void>;
 }
 
@@ -108,6 +110,9 @@ export async function startIssuer(): Promise<Issuer> {
       return new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' })
         .sign(key.privateKey);
+    },
+    fail() {
+      provider = undefined;
     },
     async rotate(keys) {
       signing = keys[0] as SigningKey;

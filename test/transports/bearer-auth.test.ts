@@ -225,6 +225,23 @@ describe('bearer tokens on Streamable HTTP', () => {
     expect(retired.status).toBe(401);
   });
 
+  it('answers 500 server_error, not the caller’s fault, while the issuer’s keys cannot be fetched', async () => {
+    const unpublished = await newSigningKey('key-unpublished');
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { iss: issuer.url, aud: resource, sub: 'alice', scope: SCOPE, iat: now, exp: now + 300 };
+    // A key id the cached set lacks makes the server fetch the set again, from an issuer that is down.
+    const token = await issuer.sign(claims, unpublished);
+    issuer.fail();
+    try {
+      const answer = await modernCall(url, `Bearer ${token}`);
+      expect(answer.status).toBe(500);
+      expect(answer.body).toContain('server_error');
+    } finally {
+      await issuer.rotate([await newSigningKey('key-3')]);
+    }
+    expect((await modernCall(url, await bearer())).status).toBe(200);
+  });
+
   it.each([
     ['2025-11-25 session', {}],
     ['2026-07-28 stateless', MODERN],

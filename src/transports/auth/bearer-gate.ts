@@ -6,6 +6,8 @@ import {
   bearerAuthChallengeResponse,
   buildOAuthProtectedResourceMetadata,
   getOAuthProtectedResourceMetadataUrl,
+  OAuthError,
+  OAuthErrorCode,
   oauthMetadataResponse,
   type VerifyBearerTokenOptions,
   verifyBearerToken,
@@ -48,15 +50,21 @@ const WELL_KNOWN = '/.well-known/';
  * Reads the issuer's metadata (RFC 8414, or OpenID Connect discovery) for its key set, and
  * checks the settings before any request comes: a wrong issuer fails the start, not every call.
  */
-export async function openBearerGate(settings: AuthSettings): Promise<BearerGate> {
+export async function openBearerGate(
+  settings: AuthSettings,
+  onError: (error: Error) => void = () => {},
+): Promise<BearerGate> {
   if ('tokensFile' in settings) {
     // No issuer, so no metadata to point a client at: the 401 says only that a token is needed.
-    return gate({ verifier: createStaticVerifier(readStaticTokens(settings.tokensFile)) });
+    return gate({ verifier: createStaticVerifier(readStaticTokens(settings.tokensFile)) }, onError);
   }
-  return openIssuerGate(settings);
+  return openIssuerGate(settings, onError);
 }
 
-async function openIssuerGate(settings: IssuerSettings): Promise<BearerGate> {
+async function openIssuerGate(
+  settings: IssuerSettings,
+  onError: (error: Error) => void,
+): Promise<BearerGate> {
   let oauthMetadata: Awaited<ReturnType<typeof discoverAuthorizationServerMetadata>>;
   try {
     oauthMetadata = await discoverAuthorizationServerMetadata(settings.issuer);
@@ -100,11 +108,15 @@ async function openIssuerGate(settings: IssuerSettings): Promise<BearerGate> {
     expectedResource: resourceServerUrl,
   };
 
-  return gate(verify, metadataOptions);
+  return gate(verify, onError, metadataOptions);
 }
 
 /** The gate itself: the SDK's check and challenge, and the metadata document when there is an issuer. */
-function gate(verify: VerifyBearerTokenOptions, metadataOptions?: AuthMetadataOptions): BearerGate {
+function gate(
+  verify: VerifyBearerTokenOptions,
+  onError: (error: Error) => void,
+  metadataOptions?: AuthMetadataOptions,
+): BearerGate {
   return {
     async serveMetadata(req, res) {
       if (!metadataOptions || !req.url?.startsWith(WELL_KNOWN)) return false;
@@ -122,6 +134,9 @@ function gate(verify: VerifyBearerTokenOptions, metadataOptions?: AuthMetadataOp
         // The verifier refuses a token without `sub`: a verified caller always has a subject.
         return await verifyBearerToken(req.headers.authorization, verify);
       } catch (error) {
+        // The operator's to fix, not the caller's: said on stderr, answered 500.
+        if (error instanceof OAuthError && error.code === OAuthErrorCode.ServerError)
+          onError(new Error(`bearer token not checked: ${error.message}`));
         // The request's body is not read: a refused caller's upload is dropped.
         req.resume();
         await writeResponse(res, bearerAuthChallengeResponse(error, verify));

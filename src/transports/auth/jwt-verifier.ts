@@ -67,21 +67,25 @@ export function createJwtVerifier(options: JwtVerifierOptions): OAuthTokenVerifi
  * set that cannot be fetched is this server's trouble, not the token's: `server_error`.
  */
 function refusal(error: unknown): OAuthError {
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JOSENotSupported) {
-    return new OAuthError(OAuthErrorCode.ServerError, 'The issuer’s keys could not be used.');
+  // A key set that could not be fetched or read: a network error, a timeout, or jose's generic
+  // error for a non-200 answer or a body that is not a key set.
+  if (
+    !(error instanceof errors.JOSEError) ||
+    error instanceof errors.JWKSTimeout ||
+    error.code === 'ERR_JOSE_GENERIC'
+  ) {
+    return new OAuthError(OAuthErrorCode.ServerError, 'The issuer’s keys could not be fetched.');
   }
   if (error instanceof errors.JWTExpired) return invalid('The token has expired.');
-  if (error instanceof errors.JWTClaimValidationFailed) {
+  if (error instanceof errors.JWTClaimValidationFailed)
     return invalid(claimMessage(error.claim, error.reason));
-  }
   if (error instanceof errors.JWKSNoMatchingKey)
     return invalid('The token is signed with a key the issuer does not publish.');
   if (error instanceof errors.JWSSignatureVerificationFailed)
     return invalid('The token’s signature does not verify.');
   if (error instanceof errors.JOSEAlgNotAllowed)
     return invalid('The token’s signature algorithm is not accepted.');
-  if (error instanceof errors.JOSEError) return invalid('The token is not a valid signed JWT.');
-  return new OAuthError(OAuthErrorCode.ServerError, 'The issuer’s keys could not be fetched.');
+  return invalid('The token is not a valid signed JWT.');
 }
 
 function claimMessage(claim: string, reason: string): string {
