@@ -46,6 +46,7 @@ const HTTP_ONLY = [
   'auth-resource',
   'auth-scope',
   'auth-tokens',
+  'auth-introspection-client',
   'max-sessions-per-caller',
 ] as const;
 
@@ -97,6 +98,9 @@ Authentication (HTTP transports only; off by default, docs/deploy.md "Authentica
                      This server's resource URI as clients address it (RFC 8707), e.g. https://xml.example.com/mcp;
                      required with --auth-issuer
   --auth-scope S     A scope every token must carry (repeat for several); a token without it gets 403
+  --auth-introspection-client ID
+                     With --auth-issuer: accept opaque tokens too, asking the issuer about each (RFC 7662)
+                     as its client ID, with the secret from the environment variable OXML_AUTH_CLIENT_SECRET
   --auth-tokens FILE Instead of an issuer: require one of the static bearer tokens listed in FILE, a line
                      "NAME SHA256-HEX" each (the token's digest, never the token); NAME is the caller
   --max-sessions-per-caller N
@@ -160,6 +164,7 @@ function settingsFromArgv(): Settings | { print: string } {
         'auth-resource': { type: 'string' },
         'auth-scope': { type: 'string', multiple: true },
         'auth-tokens': { type: 'string' },
+        'auth-introspection-client': { type: 'string' },
         'max-sessions-per-caller': { type: 'string' },
         version: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -238,15 +243,20 @@ function authFromFlags(flags: Flags): AuthSettings | undefined {
   const scopes = (flags['auth-scope'] as string[] | undefined) ?? [];
   const tokensFile = flags['auth-tokens'] as string | undefined;
   if (tokensFile !== undefined) {
-    if (issuer !== undefined || resource !== undefined || scopes.length > 0)
+    if (
+      issuer !== undefined ||
+      resource !== undefined ||
+      scopes.length > 0 ||
+      flags['auth-introspection-client']
+    )
       usageError(
         '--auth-tokens is instead of --auth-issuer: give one or the other (--auth-resource and --auth-scope go with --auth-issuer)',
       );
     return { tokensFile };
   }
   if (issuer === undefined) {
-    if (resource !== undefined || scopes.length > 0)
-      usageError('--auth-resource and --auth-scope need --auth-issuer');
+    if (resource !== undefined || scopes.length > 0 || flags['auth-introspection-client'] !== undefined)
+      usageError('--auth-resource, --auth-scope and --auth-introspection-client need --auth-issuer');
     return undefined;
   }
   if (resource === undefined)
@@ -258,7 +268,15 @@ function authFromFlags(flags: Flags): AuthSettings | undefined {
     usageError(`--auth-resource must be an absolute URL without a #fragment: "${resource}"`);
   const bad = scopes.find((scope) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope));
   if (bad !== undefined) usageError(`--auth-scope takes one scope, without spaces or quotes: "${bad}"`);
-  return { issuer, resource, requiredScopes: scopes };
+  const clientId = flags['auth-introspection-client'] as string | undefined;
+  if (clientId === undefined) return { issuer, resource, requiredScopes: scopes };
+  // The secret is read from the environment, never argv, which `ps` shows to every user.
+  const clientSecret = process.env.OXML_AUTH_CLIENT_SECRET;
+  if (!clientSecret)
+    usageError(
+      '--auth-introspection-client needs the client secret in the environment variable OXML_AUTH_CLIENT_SECRET',
+    );
+  return { issuer, resource, requiredScopes: scopes, introspection: { clientId, clientSecret } };
 }
 
 /** One line for a port or address the server cannot listen on, instead of a stack trace. */

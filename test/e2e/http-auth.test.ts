@@ -118,6 +118,19 @@ describe('the authentication flags', () => {
     ],
     [['--transport', 'sse', '--max-sessions-per-caller', '3'], /needs --auth-issuer or --auth-tokens/],
     [
+      [
+        '--transport',
+        'sse',
+        '--auth-issuer',
+        'https://id.example',
+        '--auth-resource',
+        'https://x.example/sse',
+        '--auth-introspection-client',
+        'oxml',
+      ],
+      /--auth-introspection-client needs the client secret in the environment variable OXML_AUTH_CLIENT_SECRET/,
+    ],
+    [
       ['--transport', 'sse', '--auth-tokens', '/dev/null', '--auth-issuer', 'https://id.example'],
       /--auth-tokens is instead of --auth-issuer/,
     ],

@@ -14,7 +14,13 @@ import Provider from 'oidc-provider';
 export const SCOPE = 'xml';
 
 /** Two clients, so two subjects: with client credentials the token's `sub` is the client id. */
-export const CLIENTS = { alice: 'alice-secret', bob: 'bob-secret' } as const;
+export const CLIENTS = {
+  alice: 'alice-secret',
+  bob: 'bob-secret',
+  'oxml-server': 'oxml-server-secret',
+} as const;
+/** The client the server under test introspects opaque tokens as. */
+export const RESOURCE_SERVER = 'oxml-server';
 export type ClientId = keyof typeof CLIENTS;
 
 export interface SigningKey {
@@ -38,6 +44,10 @@ export interface Issuer {
   sign(claims: Record<string, unknown>, key?: SigningKey): Promise<string>;
   /** Publishes `keys` (the first signs from now on), as an issuer rotating its keys does. */
   rotate(keys: SigningKey[]): Promise<void>;
+  /** Issues opaque tokens (checked by introspection) for this resource from now on. */
+  opaqueFor(resource: string): void;
+  /** Issues JWT access tokens for this resource again (the default). */
+  jwtFor(resource: string): void;
   /** Answers every request 503 until the next `rotate`, as an issuer that is down. */
   fail(): void;
   close(): Promise<void>;
@@ -55,6 +65,7 @@ export async function startIssuer(): Promise<Issuer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let signing = await newSigningKey('key-1');
+  const opaque = new Set<string>();
 
   const providerWith = (keys: SigningKey[]) =>
     new Provider(url, {
@@ -72,6 +83,7 @@ export async function startIssuer(): Promise<Issuer> {
       scopes: ['openid', SCOPE],
       features: {
         devInteractions: { enabled: false },
+        introspection: { enabled: true },
         clientCredentials: { enabled: true },
         resourceIndicators: {
           enabled: true,
@@ -79,7 +91,7 @@ export async function startIssuer(): Promise<Issuer> {
           getResourceServerInfo: (_ctx: unknown, audience: string) => ({
             audience,
             scope: SCOPE,
-            accessTokenFormat: 'jwt',
+            accessTokenFormat: opaque.has(audience) ? 'opaque' : 'jwt',
             accessTokenTTL: 300,
             jwt: { sign: { alg: 'ES256' } },
           }),
@@ -110,6 +122,12 @@ export async function startIssuer(): Promise<Issuer> {
       return new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' })
         .sign(key.privateKey);
+    },
+    opaqueFor(resource) {
+      opaque.add(resource);
+    },
+    jwtFor(resource) {
+      opaque.delete(resource);
     },
     fail() {
       provider = undefined;

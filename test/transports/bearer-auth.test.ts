@@ -5,10 +5,18 @@ import { join } from 'node:path';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnginePool } from '../../src/engine/runtime/pool.js';
-import { openBearerGate } from '../../src/transports/auth/bearer-gate.js';
+import { type IssuerSettings, openBearerGate } from '../../src/transports/auth/bearer-gate.js';
 import { HEALTH_PATH, type HttpService, serveHttp } from '../../src/transports/serve-http.js';
 import { MODERN_CALL_HEADERS, MODERN_COUNT_CALL } from '../support/http-requests.js';
-import { type ClientId, type Issuer, newSigningKey, SCOPE, startIssuer } from '../support/oidc-issuer.js';
+import {
+  CLIENTS,
+  type ClientId,
+  type Issuer,
+  newSigningKey,
+  RESOURCE_SERVER,
+  SCOPE,
+  startIssuer,
+} from '../support/oidc-issuer.js';
 import { MODERN, NOT_HELD, text } from '../support/sdk-client.js';
 
 /*
@@ -35,6 +43,7 @@ afterAll(async () => {
 async function serve(
   kind: 'streamable-http' | 'sse',
   scopes: string[] = [],
+  introspection?: IssuerSettings['introspection'],
 ): Promise<{ url: string; resource: string }> {
   // The port is known only once it listens, and the resource names it: a first server finds a
   // free port, and the authenticated one takes it.
@@ -47,6 +56,7 @@ async function serve(
     requiredScopes: scopes,
     // A rotation is seen at the next unknown key id, not 30 s later.
     refetchCooldownMs: 0,
+    ...(introspection ? { introspection } : {}),
   });
   const service = await serveHttp(kind, engine, {
     host: '127.0.0.1',
@@ -351,6 +361,48 @@ describe('a legacy SSE session of one subject', () => {
     expect(await post(`Bearer ${await issuer.token('bob', resource)}`)).toBe(404);
     expect(await post(alice)).toBe(202);
     stream.abort();
+  });
+});
+
+describe('opaque tokens, introspected at the issuer (RFC 7662)', () => {
+  it('answers an active token for this resource, refuses an unknown or foreign one, and keeps handles apart', async () => {
+    const { url, resource } = await serve('streamable-http', [], {
+      clientId: RESOURCE_SERVER,
+      clientSecret: CLIENTS[RESOURCE_SERVER],
+    });
+    issuer.opaqueFor(resource);
+    issuer.opaqueFor('https://elsewhere.example/opaque');
+    const aliceToken = await issuer.token('alice', resource);
+    expect(aliceToken.split('.').length).not.toBe(3);
+    expect((await modernCall(url, `Bearer ${aliceToken}`)).status).toBe(200);
+    const unknown = await modernCall(url, 'Bearer made-up-opaque-token');
+    expect(unknown.status).toBe(401);
+    expect(unknown.challenge).toContain('not active');
+    const foreign = await modernCall(
+      url,
+      `Bearer ${await issuer.token('alice', 'https://elsewhere.example/opaque')}`,
+    );
+    expect(foreign.status).toBe(401);
+    expect(foreign.challenge).toContain('audience');
+    // JWTs are still checked locally beside them.
+    issuer.jwtFor(resource);
+    const jwt = await issuer.token('alice', resource);
+    expect(jwt.split('.').length).toBe(3);
+    expect((await modernCall(url, `Bearer ${jwt}`)).status).toBe(200);
+    issuer.opaqueFor(resource);
+    const alice = await client(url, aliceToken, MODERN);
+    const bob = await client(url, await issuer.token('bob', resource), MODERN);
+    const sent = await alice.callTool({ name: 'xml_inspect', arguments: { xml: '<r><a/></r>' } });
+    const document = (sent.structuredContent as { document: string }).document;
+    expect(
+      text(await bob.callTool({ name: 'xml_query', arguments: { document, xpath: 'count(//a)' } })),
+    ).toBe(NOT_HELD);
+    // The same subject with its JWT finds it: one caller, whichever form its token takes.
+    const aliceByJwt = await client(url, jwt, MODERN);
+    expect(
+      text(await aliceByJwt.callTool({ name: 'xml_query', arguments: { document, xpath: 'count(//a)' } })),
+    ).toBe('1');
+    for (const each of [alice, bob, aliceByJwt]) await each.close();
   });
 });
 

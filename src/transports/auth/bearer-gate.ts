@@ -8,10 +8,12 @@ import {
   getOAuthProtectedResourceMetadataUrl,
   OAuthError,
   OAuthErrorCode,
+  type OAuthTokenVerifier,
   oauthMetadataResponse,
   type VerifyBearerTokenOptions,
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
+import { createIntrospectionVerifier, looksLikeJwt } from './introspection-verifier.js';
 import { createJwtVerifier } from './jwt-verifier.js';
 import { createStaticVerifier, readStaticTokens } from './static-tokens.js';
 
@@ -35,6 +37,11 @@ export interface IssuerSettings {
   requiredScopes: readonly string[];
   /** See `JwtVerifierOptions.refetchCooldownMs`. */
   refetchCooldownMs?: number;
+  /**
+   * This server's client at the issuer, to introspect opaque tokens (RFC 7662); without it only
+   * JWT access tokens are accepted.
+   */
+  introspection?: { clientId: string; clientSecret: string };
 }
 
 export interface BearerGate {
@@ -97,12 +104,17 @@ async function openIssuerGate(
     throw new Error(`--auth-issuer ${settings.issuer}: ${(error as Error).message}`);
   }
   const verify: VerifyBearerTokenOptions = {
-    verifier: createJwtVerifier({
-      issuer: oauthMetadata.issuer,
-      resource: settings.resource,
-      jwksUri: String(oauthMetadata.jwks_uri),
-      ...(settings.refetchCooldownMs === undefined ? {} : { refetchCooldownMs: settings.refetchCooldownMs }),
-    }),
+    verifier: eitherVerifier(
+      createJwtVerifier({
+        issuer: oauthMetadata.issuer,
+        resource: settings.resource,
+        jwksUri: String(oauthMetadata.jwks_uri),
+        ...(settings.refetchCooldownMs === undefined
+          ? {}
+          : { refetchCooldownMs: settings.refetchCooldownMs }),
+      }),
+      introspector(settings, oauthMetadata),
+    ),
     requiredScopes: [...settings.requiredScopes],
     resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(resourceServerUrl),
     expectedResource: resourceServerUrl,
@@ -144,6 +156,31 @@ function gate(
       }
     },
   };
+}
+
+/** The introspection of opaque tokens, when asked for and the issuer offers it. */
+function introspector(
+  settings: IssuerSettings,
+  metadata: { issuer: string; introspection_endpoint?: string | undefined },
+): OAuthTokenVerifier | undefined {
+  if (!settings.introspection) return undefined;
+  if (!metadata.introspection_endpoint) {
+    throw new Error(
+      `--auth-issuer ${settings.issuer}: its metadata names no introspection_endpoint, so opaque tokens cannot be checked (leave out --auth-introspection-client)`,
+    );
+  }
+  return createIntrospectionVerifier({
+    endpoint: metadata.introspection_endpoint,
+    ...settings.introspection,
+    issuer: metadata.issuer,
+    resource: settings.resource,
+  });
+}
+
+/** A JWT is checked here with the issuer's keys; anything else is asked of the issuer, if allowed. */
+function eitherVerifier(jwt: OAuthTokenVerifier, opaque: OAuthTokenVerifier | undefined): OAuthTokenVerifier {
+  if (!opaque) return jwt;
+  return { verifyAccessToken: (token) => (looksLikeJwt(token) ? jwt : opaque).verifyAccessToken(token) };
 }
 
 function headersOf(req: IncomingMessage): Headers {
