@@ -100,7 +100,7 @@ Authentication (HTTP transports only; off by default, docs/deploy.md "Authentica
   --auth-scope S     A scope every token must carry (repeat for several); a token without it gets 403
   --auth-introspection-client ID
                      With --auth-issuer: accept opaque tokens too, asking the issuer about each (RFC 7662)
-                     as its client ID, with the secret from the environment variable OXML_AUTH_CLIENT_SECRET
+                     as its client ID, whose credential it reads from the environment variable OXML_AUTH_CLIENT_SECRET
   --auth-tokens FILE Instead of an issuer: require one of the static bearer tokens listed in FILE, a line
                      "NAME SHA256-HEX" each (the token's digest, never the token); NAME is the caller
   --max-sessions-per-caller N
