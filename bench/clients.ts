@@ -249,11 +249,12 @@ function lastEvent(text: string): Record<string, unknown> {
   return JSON.parse(last) as Record<string, unknown>;
 }
 
-/** Starts the built binary on Streamable HTTP, port 0, and resolves with the URL it announces. */
+/** Starts the built binary on Streamable HTTP, port 0 (and `args`), and resolves with the URL it announces. */
 export async function startHttpServer(
   cli: string,
+  args: readonly string[] = [],
 ): Promise<{ url: string; pid: number | undefined; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [cli, '--transport', 'streamable-http', '--port', '0'], {
+  const child = spawn(process.execPath, [cli, '--transport', 'streamable-http', '--port', '0', ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

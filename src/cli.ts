@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { EnginePool } from './engine/runtime/pool.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './limits.js';
 import { storeUrlProblem } from './tools/shared-store/store-url.js';
+import type { AuthSettings } from './transports/auth/bearer-gate.js';
 import type { HttpTransport } from './transports/serve-http.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './transports/sessions.js';
 import { VERSION } from './version.js';
@@ -25,6 +26,7 @@ const RANGES = {
   'session-evict-after-ms': [0, MAX_SESSION_MS_FLAG],
   'session-keep-ms': [0, MAX_SESSION_MS_FLAG],
   'drain-ms': [0, MAX_DRAIN_MS],
+  'max-sessions-per-caller': [1, MAX_SESSIONS_FLAG],
 } as const satisfies Record<string, readonly [number, number]>;
 type IntegerFlag = keyof typeof RANGES;
 
@@ -41,7 +43,19 @@ const HTTP_ONLY = [
   'drain-ms',
   'store',
   'store-cluster',
+  'auth-issuer',
+  'auth-resource',
+  'auth-scope',
+  'auth-tokens',
+  'auth-introspection-client',
+  'max-sessions-per-caller',
 ] as const;
+
+/**
+ * With authentication on, sessions one subject keeps at once: a person's few clients and
+ * windows, while 64 callers at their bound still fill only the default table (4,096).
+ */
+const DEFAULT_SESSIONS_PER_CALLER = 64;
 
 const range = (name: IntegerFlag) => `${RANGES[name][0]}-${RANGES[name][1]}`;
 
@@ -56,7 +70,7 @@ Options:
   -h, --help         Print this help to stdout and exit
 
 HTTP transports only (refused with stdio):
-  --host H           Address to bind (default: 127.0.0.1; no authentication: put a gateway in front of a routable address)
+  --host H           Address to bind (default: 127.0.0.1; without --auth-issuer, put an authenticating gateway in front of a routable address)
   --port P           Port, ${range('port')} (default: ${DEFAULT_PORTS['streamable-http']} for streamable-http, ${DEFAULT_PORTS.sse} for sse; 0 picks a free one)
   --max-sessions N   Sessions open at once, ${range('max-sessions')} (default: ${DEFAULT_SESSION_LIMITS.maxSessions}, ~11 KiB each when idle); when full, a new
                      one evicts an idle session at once (never one with a request in flight), whose handles keep working
@@ -77,6 +91,24 @@ HTTP transports only (refused with stdio):
                      it); texts spread over its slots and survive a failover to a replica (docs/deploy.md)
   --drain-ms MS      On SIGTERM, refuse new requests and let calls in flight finish for up to MS, ${range('drain-ms')}
                      (default: ${DEFAULT_DRAIN_MS}), then close every session and exit 0. SIGINT exits at once
+
+Authentication (HTTP transports only; off by default, docs/deploy.md "Authentication"):
+  --auth-issuer URL  Require an OAuth 2.1 bearer token on every MCP request: a JWT access token signed by this
+                     issuer (its keys are read from its metadata at start), with this server's --auth-resource as
+                     its audience. Serves /.well-known/oauth-protected-resource/...; /healthz stays open.
+                     A handle then answers only the subject whose call made it
+  --auth-resource URL
+                     This server's resource URI as clients address it (RFC 8707), e.g. https://xml.example.com/mcp;
+                     required with --auth-issuer
+  --auth-scope S     A scope every token must carry (repeat for several); a token without it gets 403
+  --auth-introspection-client ID
+                     With --auth-issuer: accept opaque tokens too, asking the issuer about each (RFC 7662)
+                     as its client ID, whose credential it reads from the environment variable OXML_AUTH_CLIENT_SECRET
+  --auth-tokens FILE Instead of an issuer: require one of the static bearer tokens listed in FILE, a line
+                     "NAME SHA256-HEX" each (the token's digest, never the token); NAME is the caller
+  --max-sessions-per-caller N
+                     With authentication: sessions one subject keeps, ${range('max-sessions-per-caller')} (default: ${DEFAULT_SESSIONS_PER_CALLER}); its next one
+                     evicts its own longest idle session
 `;
 
 function log(message: string): void {
@@ -99,9 +131,10 @@ interface Settings {
   drainMs: number;
   store: string | undefined;
   storeCluster: boolean;
+  auth: AuthSettings | undefined;
 }
 
-type Flags = Record<string, string | boolean | undefined>;
+type Flags = Record<string, string | boolean | string[] | undefined>;
 
 function integerFlag(flags: Flags, name: IntegerFlag, fallback: number): number {
   const value = flags[name] as string | undefined;
@@ -132,6 +165,12 @@ function settingsFromArgv(): Settings | { print: string } {
         'drain-ms': { type: 'string' },
         store: { type: 'string' },
         'store-cluster': { type: 'boolean' },
+        'auth-issuer': { type: 'string' },
+        'auth-resource': { type: 'string' },
+        'auth-scope': { type: 'string', multiple: true },
+        'auth-tokens': { type: 'string' },
+        'auth-introspection-client': { type: 'string' },
+        'max-sessions-per-caller': { type: 'string' },
         version: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -166,6 +205,17 @@ function settingsFromArgv(): Settings | { print: string } {
       DEFAULT_SESSION_LIMITS.engagedEvictableAfterMs,
     ),
   };
+  const auth = authFromFlags(flags);
+  if (auth)
+    sessions.maxSessionsPerCaller = integerFlag(
+      flags,
+      'max-sessions-per-caller',
+      DEFAULT_SESSIONS_PER_CALLER,
+    );
+  else if (flags['max-sessions-per-caller'] !== undefined)
+    usageError(
+      '--max-sessions-per-caller needs --auth-issuer or --auth-tokens: without authentication there are no callers to tell apart',
+    );
   const instance = flags.instance as string | undefined;
   if (instance !== undefined && !INSTANCE_NAME.test(instance))
     usageError('--instance must be 1 to 32 letters, digits, - or _');
@@ -189,7 +239,51 @@ function settingsFromArgv(): Settings | { print: string } {
     drainMs: integerFlag(flags, 'drain-ms', DEFAULT_DRAIN_MS),
     store,
     storeCluster: flags['store-cluster'] === true,
+    auth,
   };
+}
+
+/** The three authentication flags, checked together; undefined when authentication is off. */
+function authFromFlags(flags: Flags): AuthSettings | undefined {
+  const issuer = flags['auth-issuer'] as string | undefined;
+  const resource = flags['auth-resource'] as string | undefined;
+  const scopes = (flags['auth-scope'] as string[] | undefined) ?? [];
+  const tokensFile = flags['auth-tokens'] as string | undefined;
+  if (tokensFile !== undefined) {
+    if (
+      issuer !== undefined ||
+      resource !== undefined ||
+      scopes.length > 0 ||
+      flags['auth-introspection-client']
+    )
+      usageError(
+        '--auth-tokens is instead of --auth-issuer: give one or the other (--auth-resource and --auth-scope go with --auth-issuer)',
+      );
+    return { tokensFile };
+  }
+  if (issuer === undefined) {
+    if (resource !== undefined || scopes.length > 0 || flags['auth-introspection-client'] !== undefined)
+      usageError('--auth-resource, --auth-scope and --auth-introspection-client need --auth-issuer');
+    return undefined;
+  }
+  if (resource === undefined)
+    usageError(
+      '--auth-issuer needs --auth-resource: the URL clients reach this server at, e.g. https://xml.example.com/mcp',
+    );
+  if (!URL.canParse(issuer)) usageError(`--auth-issuer must be a URL (https://…): "${issuer}"`);
+  if (!URL.canParse(resource) || new URL(resource).hash !== '')
+    usageError(`--auth-resource must be an absolute URL without a #fragment: "${resource}"`);
+  const bad = scopes.find((scope) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope));
+  if (bad !== undefined) usageError(`--auth-scope takes one scope, without spaces or quotes: "${bad}"`);
+  const clientId = flags['auth-introspection-client'] as string | undefined;
+  if (clientId === undefined) return { issuer, resource, requiredScopes: scopes };
+  // The secret is read from the environment, never argv, which `ps` shows to every user.
+  const clientSecret = process.env.OXML_AUTH_CLIENT_SECRET;
+  if (!clientSecret)
+    usageError(
+      '--auth-introspection-client needs the client secret in the environment variable OXML_AUTH_CLIENT_SECRET',
+    );
+  return { issuer, resource, requiredScopes: scopes, introspection: { clientId, clientSecret } };
 }
 
 /** One line for a port or address the server cannot listen on, instead of a stack trace. */
@@ -265,6 +359,16 @@ async function main(): Promise<void> {
           settings.storeCluster,
           log,
         );
+  // The issuer's metadata is read before the port opens: a wrong issuer stops the start.
+  const auth =
+    settings.auth === undefined
+      ? undefined
+      : await (await import('./transports/auth/bearer-gate.js'))
+          .openBearerGate(settings.auth, onError)
+          .catch((error: Error) => {
+            log(error.message);
+            return exit(1);
+          });
   const listening = await serveHttp(settings.transport, pool, {
     host: settings.host,
     port: settings.port,
@@ -273,6 +377,7 @@ async function main(): Promise<void> {
     ...(settings.instance === undefined ? {} : { instance: settings.instance }),
     stateless: settings.stateless,
     ...(documents === undefined ? {} : { documents }),
+    ...(auth === undefined ? {} : { auth }),
   }).catch((error: unknown) => {
     const line = listenFailure(error, settings);
     if (line === undefined) throw error;

@@ -73,6 +73,11 @@ export interface ServerOptions {
   textsOutliveSession?: () => boolean;
   /** The transport writes a text answer from its bytes (stdio, docs/adr/0029); without it, texts are decoded. */
   byteTexts?: ByteTexts;
+  /**
+   * The authenticated caller's subject (HTTP with authentication on, docs/adr/0054): its handles
+   * answer it alone, and its calls wait in one line with every other call of the same subject.
+   */
+  owner?: string | undefined;
 }
 
 /** The SDK's server, with malformed params answered as -32602 and a sentence (invalid-params.ts). */
@@ -106,7 +111,17 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
   const cacheAs = options.cacheDocuments ? client : options.holdTexts ? STATELESS_CACHE : undefined;
   // A session's texts are charged to it; a stateless request's outlive it (docs/adr/0039).
   const store = options.documents ?? heldDocuments;
-  const held = options.cacheDocuments ? store.open() : options.holdTexts ? store.stateless : undefined;
+  const { owner } = options;
+  const held = options.cacheDocuments
+    ? store.open(owner)
+    : options.holdTexts
+      ? owner === undefined
+        ? store.stateless
+        : store.statelessFor(owner)
+      : undefined;
+  // The engine's fair line is per caller when there is one: a subject opening many sessions, or
+  // sending many stateless requests, gets one turn among the others, not one per session.
+  const line = owner === undefined ? client : `caller ${owner}`;
   const server = new OxmlServer(
     { name: 'oxml-mcp', title: 'oxml-mcp: XML query tools', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -132,7 +147,7 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
     const { byteTexts } = options;
     const result = await tool.run(documents.args as ToolArguments<unknown>, {
       engine: documents.engine,
-      call: { signal: ctx.mcpReq.signal, client },
+      call: { signal: ctx.mcpReq.signal, client: line },
       cacheAs,
       textOf: byteTexts ? (bytes) => byteTexts.hold(ctx.mcpReq.id, bytes) : decodedText,
     });

@@ -27,6 +27,32 @@ describe('the process store of held texts', () => {
     expect(decoded(a.get(stateless))).toBe('<s/>');
   });
 
+  it('answers an owned handle to its owner only, in any of its scopes, as unknown to another (ADR 0054)', () => {
+    const { documents } = store();
+    const alice = documents.open('alice');
+    const handle = alice.hold('<a/>')?.handle as string;
+    expect(decoded(documents.open('alice').get(handle))).toBe('<a/>');
+    expect(decoded(documents.statelessFor('alice').get(handle))).toBe('<a/>');
+    for (const other of [
+      documents.open('bob'),
+      documents.statelessFor('bob'),
+      documents.open(),
+      documents.stateless,
+    ]) {
+      expect(other.get(handle)).toBeUndefined();
+      expect(other.holds(handle)).toBe(false);
+    }
+    // The same text sent by another subject is another document under another handle.
+    const bobs = documents.statelessFor('bob').hold('<a/>');
+    expect(bobs?.fresh).toBe(true);
+    expect(bobs?.handle).not.toBe(handle);
+    expect(documents.statelessFor('alice').hold('<a/>')?.fresh).toBe(true);
+    expect(documents.statelessFor('alice')).toBe(documents.statelessFor('alice'));
+    // Filed under a key its owner is part of: without authentication the key is as it was.
+    expect(handleKey(handle, 'alice')).not.toBe(handleKey(handle));
+    expect(handleKey(handle, 'alice')).not.toBe(handleKey(handle, 'bob'));
+  });
+
   it('expires a text 30 minutes after its last use, whoever used it', () => {
     const { clock, documents } = store();
     const a = documents.open();

@@ -71,6 +71,19 @@ describe.skipIf(!redisServer.path)(`the shared store, on a real redis-server${re
     await redis?.close();
   });
 
+  it('files an owned text under a key of its owner: another process answers it to that owner only (ADR 0054)', async () => {
+    const a = await aProcess();
+    const b = await aProcess();
+    const kept = await holding(a.statelessFor('alice'), xml(2));
+    const keys = await raw.keys('*');
+    expect(keys).toContain(`oxml-mcp:held:${handleKey(kept.handle, 'alice')}`);
+    expect(keys).not.toContain(`oxml-mcp:held:${handleKey(kept.handle)}`);
+    expect(keys.join(' ')).not.toContain('alice');
+    expect(await b.statelessFor('bob').get(kept.handle)).toBeUndefined();
+    expect(await b.stateless.get(kept.handle)).toBeUndefined();
+    expect(textOf(await b.open('alice').get(kept.handle))).toBe(xml(2));
+  });
+
   it('answers a handle made by one process in another, fetched once and then held there', async () => {
     const a = await aProcess();
     const b = await aProcess();

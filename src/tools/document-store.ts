@@ -34,7 +34,8 @@ export class StoreUnreachable extends Error {
 /**
  * Who holds a text and answers for its bounds: one session (a stdio connection, a 2025 HTTP
  * session, an SSE connection), or every stateless request together. A text is charged to the
- * scope that sent it; a handle is looked up in the whole store, whoever presents it.
+ * scope that sent it; a handle is looked up in the whole store, whoever presents it (with
+ * authentication on, whoever of the same subject: docs/adr/0054).
  */
 export interface DocumentScope {
   /** Keeps the text and answers its handle; undefined when it cannot be held. */
@@ -59,10 +60,15 @@ export interface DocumentScope {
 }
 
 export interface DocumentStore {
-  /** A new session's scope; close it when the session ends. */
-  open(): DocumentScope;
+  /**
+   * A new session's scope; close it when the session ends. With authentication on, `owner` is
+   * the caller's subject: its handles answer that subject only (docs/adr/0054).
+   */
+  open(owner?: string): DocumentScope;
   /** The scope every stateless request shares: never closed, its texts expire. */
   readonly stateless: DocumentScope;
+  /** The stateless scope of one authenticated caller, whose handles answer that subject only. */
+  statelessFor(owner: string): DocumentScope;
   /** What /healthz shows of a shared store: its state and counts, never a key nor a handle. */
   health?(): Readonly<Record<string, string | number>>;
 }

@@ -17,7 +17,8 @@ import { newHandle } from './random-handle.js';
  * shared memory: a call by handle hands the same bytes to a worker without copying them. A handle
  * is a bearer capability: any call to this process that presents it gets the text, whatever its
  * connection, until the text goes: its session ended, it was idle past `idleMs`, or the bounds
- * needed its room (least recently used first).
+ * needed its room (least recently used first). With authentication on, only a call by the same
+ * subject gets it (docs/adr/0054-bearer-tokens-and-handles-of-their-caller.md).
  */
 
 /** What `newHandle` makes (random-handle.ts): `d_` and 128 random bits, base64url. */
@@ -51,7 +52,7 @@ const DEFAULT_LIMITS: HeldLimits = {
 
 interface Held {
   readonly handle: string;
-  /** `handleKey(handle)`: what the store files it under. */
+  /** `handleKey(handle, owner)`: what the store files it under. */
   readonly key: string;
   readonly bytes: Uint8Array;
   /** The text and what holding it costs beyond the text, counted against both bounds. */
@@ -69,6 +70,8 @@ interface Held {
 export class HeldDocuments implements DocumentStore {
   readonly limits: HeldLimits;
   readonly stateless: HeldScope;
+  /** Each authenticated caller's stateless scope: the same text sent by two gets two handles. */
+  readonly #statelessByOwner = new Map<string, HeldScope>();
   readonly #now: () => number;
   /** handleKey → document, least recently used first. */
   readonly #order = new Map<string, Held>();
@@ -91,23 +94,46 @@ export class HeldDocuments implements DocumentStore {
     return this.#order.size;
   }
 
-  open(): HeldScope {
-    return new HeldScope(this, this.limits.sessionBytes);
+  /** A session's scope; with authentication on, `owner` is its caller's subject (docs/adr/0054). */
+  open(owner?: string): HeldScope {
+    return new HeldScope(this, this.limits.sessionBytes, owner);
   }
 
-  /** The document a handle names, if held and not expired; a use, so it becomes the most recent. */
-  lookup(handle: string): Held | undefined {
+  /**
+   * The stateless scope of one authenticated caller. One per subject, kept while the process runs:
+   * only a holder of a valid token makes one, so there are as many as the issuer has callers.
+   */
+  statelessFor(owner: string): HeldScope {
+    let scope = this.#statelessByOwner.get(owner);
+    if (!scope) {
+      scope = new HeldScope(this, this.limits.processBytes, owner);
+      this.#statelessByOwner.set(owner, scope);
+    }
+    return scope;
+  }
+
+  /**
+   * The document a handle names for its owner, if held and not expired; a use, so it becomes the
+   * most recent. Another owner's handle is filed under another key: the same miss as an unknown one.
+   */
+  lookup(handle: string, owner?: string): Held | undefined {
     this.expire();
     if (!HANDLE.test(handle)) return undefined;
-    const held = this.#order.get(handleKey(handle));
+    const held = this.#order.get(handleKey(handle, owner));
     if (!held || !sameHandle(held.handle, handle)) return undefined;
     this.touch(held);
     return held;
   }
 
-  has(handle: string): boolean {
+  /** The document filed under a key (a shared store's refresh knows its keys). */
+  lookupKey(key: string): Held | undefined {
     this.expire();
-    const held = HANDLE.test(handle) ? this.#order.get(handleKey(handle)) : undefined;
+    return this.#order.get(key);
+  }
+
+  has(handle: string, owner?: string): boolean {
+    this.expire();
+    const held = HANDLE.test(handle) ? this.#order.get(handleKey(handle, owner)) : undefined;
     return held !== undefined && sameHandle(held.handle, handle);
   }
 
@@ -116,7 +142,7 @@ export class HeldDocuments implements DocumentStore {
     this.expire();
     const held: Held = {
       handle,
-      key: handleKey(handle),
+      key: handleKey(handle, scope.owner),
       bytes,
       charge,
       textKey,
@@ -168,11 +194,14 @@ export class HeldDocuments implements DocumentStore {
 }
 
 /**
- * The texts one scope sent: a session's, or every stateless request's. It bounds and orders its
- * own texts, and the same text sent again in it gets the same handle; a handle is looked up in
- * the whole store, so any scope may present any handle it was given.
+ * The texts one scope sent: a session's, or every stateless request's (one caller's, with
+ * authentication on). It bounds and orders its own texts, and the same text sent again in it gets
+ * the same handle; a handle is looked up in the whole store, so any scope may present any handle
+ * it was given, and with an owner, any scope of the same owner.
  */
 export class HeldScope implements DocumentScope {
+  /** The authenticated caller whose texts these are; undefined with authentication off. */
+  readonly owner: string | undefined;
   readonly #store: HeldDocuments;
   readonly #maxBytes: number;
   /** Handle → document, least recently used first. */
@@ -181,7 +210,8 @@ export class HeldScope implements DocumentScope {
   #bytes = 0;
   #closed = false;
 
-  constructor(store: HeldDocuments, maxBytes: number) {
+  constructor(store: HeldDocuments, maxBytes: number, owner?: string) {
+    this.owner = owner;
     this.#store = store;
     this.#maxBytes = maxBytes;
   }
@@ -226,7 +256,7 @@ export class HeldScope implements DocumentScope {
   adopt(handle: string, bytes: Uint8Array): boolean {
     const charge = bytes.byteLength + HELD_DOCUMENT_OVERHEAD_BYTES;
     if (this.#closed || bytes.byteLength > MAX_DOCUMENT_BYTES || charge > this.#maxBytes) return false;
-    if (this.#store.lookup(handle)) return true;
+    if (this.#store.lookup(handle, this.owner)) return true;
     this.#keep(handle, bytes, charge, `${bytes.byteLength}:${fingerprint(bytes)}`);
     return true;
   }
@@ -244,11 +274,11 @@ export class HeldScope implements DocumentScope {
   }
 
   get(handle: string): Uint8Array | undefined {
-    return this.#store.lookup(handle)?.bytes;
+    return this.#store.lookup(handle, this.owner)?.bytes;
   }
 
   holds(handle: string): boolean {
-    return this.#store.has(handle);
+    return this.#store.has(handle, this.owner);
   }
 
   release(handle: string): void {

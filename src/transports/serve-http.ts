@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EnginePool } from '../engine/runtime/pool.js';
 import type { ServerOptions } from '../server.js';
 import { VERSION } from '../version.js';
+import type { BearerGate } from './auth/bearer-gate.js';
+import type { AuthenticatedRequest } from './auth/caller.js';
 import { type Listening, listen, rebindingGuards, replyError, trustedHost } from './http-common.js';
 import type { SessionLimits } from './sessions.js';
 import { createStreamableHttpEndpoint, MCP_PATH } from './streamable-http.js';
@@ -26,6 +28,11 @@ export interface HttpOptions {
    * Streamable HTTP only, docs/adr/0041), or a test's own; the process's store by default.
    */
   documents?: ServerOptions['documents'];
+  /**
+   * Bearer tokens on every MCP request (`--auth-issuer`, docs/adr/0054); none by default, as
+   * before. `/healthz` stays open either way.
+   */
+  auth?: BearerGate;
 }
 
 export interface HttpService extends Listening {
@@ -103,10 +110,17 @@ export async function serveHttp(
         health(req, res);
         return;
       }
+      // The metadata is public, like the health answer: a client reads it to learn where to get a token.
+      if (options.auth && (await options.auth.serveMetadata(req, res))) return;
       if (!guard(req, res)) return;
       if (drainingUntil !== undefined) {
         refuseWhileDraining(req, res, url, drainingUntil);
         return;
+      }
+      if (options.auth) {
+        const caller = await options.auth.authenticate(req, res);
+        if (!caller) return;
+        (req as AuthenticatedRequest).auth = caller;
       }
       await endpoint.handle(req, res);
     },

@@ -24,6 +24,12 @@ export interface SessionLimits {
    * outlast that when others can go instead.
    */
   engagedEvictableAfterMs: number;
+  /**
+   * With authentication on, sessions one subject keeps at once (docs/adr/0054): its next one
+   * evicts its own longest idle session, so one caller cannot fill the table and push the
+   * others' sessions out.
+   */
+  maxSessionsPerCaller?: number;
 }
 
 /**
@@ -51,6 +57,8 @@ const BUSY_RETRY_AFTER_SECONDS = 1;
 
 interface Entry<S> {
   session: S;
+  /** The authenticated subject that opened it; undefined with authentication off. */
+  owner: string | undefined;
   lastSeen: number;
   inFlight: number;
   streams: number;
@@ -89,16 +97,18 @@ export class SessionRegistry<S extends Session> {
    * only when every session has a request in flight. Synchronous, so concurrent admissions cannot
    * overfill the table; `open` runs only when admitted.
    */
-  admit(open: () => S): Admission<S> {
+  admit(open: () => S, owner?: string): Admission<S> {
+    const perCaller = this.#limits.maxSessionsPerCaller;
+    if (owner !== undefined && perCaller !== undefined && this.#countOf(owner) >= perCaller) {
+      if (!this.#evict(owner)) return { ok: false, retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
+    }
     if (this.#sessions.size >= this.#limits.maxSessions) {
-      const evict = this.#evictable(this.#now());
-      if (!evict) return { ok: false, retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
-      this.#sessions.delete(evict[0]);
-      evict[1].session.close().catch(() => {});
+      if (!this.#evict()) return { ok: false, retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
     }
     const session = open();
     this.#sessions.set(session.id, {
       session,
+      owner,
       lastSeen: this.#now(),
       inFlight: 0,
       streams: 0,
@@ -136,6 +146,11 @@ export class SessionRegistry<S extends Session> {
       entry.inFlight = Math.max(0, entry.inFlight - 1);
       entry.lastSeen = this.#now();
     }
+  }
+
+  /** The subject that opened the session (undefined with authentication off, or when unknown). */
+  ownerOf(id: string): string | undefined {
+    return this.#sessions.get(id)?.owner;
   }
 
   /** The session is still open (not removed, evicted or reaped). */
@@ -176,12 +191,12 @@ export class SessionRegistry<S extends Session> {
    * period, then any, each group longest idle first: a session in the middle of its handshake is
    * the most recently used, so it goes last (ADR 0047).
    */
-  #evictable(now: number): [string, Entry<S>] | undefined {
+  #evictable(now: number, owner?: string): [string, Entry<S>] | undefined {
     const { evictableAfterMs, engagedEvictableAfterMs } = this.#limits;
     const best: Array<[string, Entry<S>] | undefined> = [undefined, undefined, undefined];
     for (const pair of this.#sessions) {
       const entry = pair[1];
-      if (entry.inFlight > 0) continue;
+      if (entry.inFlight > 0 || (owner !== undefined && entry.owner !== owner)) continue;
       const kept = entry.engaged || entry.streams > 0;
       const idleFor = now - entry.lastSeen;
       const rank = kept ? (idleFor >= engagedEvictableAfterMs ? 1 : 2) : idleFor >= evictableAfterMs ? 0 : 2;
@@ -189,5 +204,21 @@ export class SessionRegistry<S extends Session> {
       if (!current || entry.lastSeen < current[1].lastSeen) best[rank] = pair;
     }
     return best[0] ?? best[1] ?? best[2];
+  }
+
+  /** Evicts (and closes) the first idle session in the order above, among `owner`'s when given. */
+  #evict(owner?: string): boolean {
+    const evict = this.#evictable(this.#now(), owner);
+    if (!evict) return false;
+    this.#sessions.delete(evict[0]);
+    evict[1].session.close().catch(() => {});
+    return true;
+  }
+
+  /** A linear scan, as eviction's: admissions are rare beside calls. */
+  #countOf(owner: string): number {
+    let count = 0;
+    for (const entry of this.#sessions.values()) if (entry.owner === owner) count++;
+    return count;
   }
 }

@@ -3,6 +3,7 @@ import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { EnginePool } from '../engine/runtime/pool.js';
 import { createServer, type ServerOptions } from '../server.js';
+import { callerOf } from './auth/caller.js';
 import { type NodeHandler, readJsonBody, replyError, replyNoSessionFree } from './http-common.js';
 import { INVALID_REQUEST, reusedIdMessage } from './jsonrpc-lines.js';
 import { DEFAULT_REPLY_LIMITS, ReplyBudget, type ReplyLimits } from './reply-budget.js';
@@ -62,7 +63,8 @@ export function createSseEndpoint(
 ): SseEndpoint {
   const sessions = new SessionRegistry<SseSession>(limits, now);
 
-  async function open(res: ServerResponse): Promise<void> {
+  async function open(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const owner = callerOf(req);
     // The stream is the session itself, not one of its requests: only POSTs count as activity,
     // or no SSE session could ever be evicted or reaped
     // (docs/adr/0009-evict-the-longest-idle-session.md).
@@ -74,10 +76,11 @@ export function createSseEndpoint(
       const server = createServer(engine, {
         cacheDocuments: true,
         textsOutliveSession: () => true,
+        owner,
         ...(documents === undefined ? {} : { documents }),
       });
       return { id: transport.sessionId, transport, replies, server, close: () => server.close() };
-    });
+    }, owner);
     if (!admission.ok) {
       replyNoSessionFree(res, sessions.size, admission.retryAfterSeconds);
       return;
@@ -97,7 +100,8 @@ export function createSseEndpoint(
       posts -= 1;
     });
     const id = url.searchParams.get('sessionId') ?? '';
-    const session = sessions.begin(id);
+    // Another caller's session is as unknown as one that ended (docs/adr/0054).
+    const session = sessions.ownerOf(id) === callerOf(req) ? sessions.begin(id) : undefined;
     if (!session) {
       replyError(
         res,
@@ -136,7 +140,7 @@ export function createSseEndpoint(
 
   const handle: NodeHandler = async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (req.method === 'GET' && url.pathname === SSE_PATH) return open(res);
+    if (req.method === 'GET' && url.pathname === SSE_PATH) return open(req, res);
     if (req.method === 'POST' && (url.pathname === MESSAGES_PATH || url.pathname === '/messages'))
       return post(req, res, url);
     replyError(

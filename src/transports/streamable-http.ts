@@ -2,9 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import type { Server } from '@modelcontextprotocol/server';
-import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  isInitializeRequest,
+  type McpRequestContext,
+} from '@modelcontextprotocol/server';
 import type { EnginePool } from '../engine/runtime/pool.js';
 import { createServer, type ServerOptions } from '../server.js';
+import { callerOf, subjectOf } from './auth/caller.js';
 import {
   MAX_HTTP_BODY_BYTES,
   type NodeHandler,
@@ -65,7 +71,9 @@ export function createStreamableHttpEndpoint(
   // A stateless request (2026-07-28, or any under --stateless) keeps no parsed document, but the
   // texts it sends are held in the process's store for their handles, which any later request
   // may present (docs/adr/0039); a 2025 session keeps its parsed documents and its own texts.
-  const factory = () => createServer(engine, { holdTexts: true, ...documents });
+  // With authentication on, the request's caller owns the texts it sends (docs/adr/0054).
+  const factory = ({ authInfo }: McpRequestContext) =>
+    createServer(engine, { holdTexts: true, owner: subjectOf(authInfo), ...documents });
   const modern = createMcpHandler(factory, {
     legacy: stateless ? 'stateless' : 'reject',
     onerror: onError,
@@ -74,7 +82,7 @@ export function createStreamableHttpEndpoint(
   const serveModern = toNodeHandler(modern, { onerror: onError, maxRequestBodySize: MAX_HTTP_BODY_BYTES });
   const sessions = new SessionRegistry<LegacySession>(limits, options.now);
 
-  function newSession(): LegacySession {
+  function newSession(owner: string | undefined): LegacySession {
     // The id is ours, not the SDK's, so the session holds its slot from the moment it is admitted.
     const id = instance === undefined ? randomUUID() : `${instance}.${randomUUID()}`;
     // Only the client's DELETE frees the session's texts at once; when the server ends it
@@ -83,6 +91,7 @@ export function createStreamableHttpEndpoint(
     const server = createServer(engine, {
       cacheDocuments: true,
       textsOutliveSession: () => !deleted,
+      owner,
       ...documents,
     });
     const transport = new NodeStreamableHTTPServerTransport({
@@ -119,7 +128,8 @@ export function createStreamableHttpEndpoint(
   }
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const admission = sessions.admit(newSession);
+    const owner = callerOf(req);
+    const admission = sessions.admit(() => newSession(owner), owner);
     if (!admission.ok) {
       replyNoSessionFree(
         res,
@@ -145,7 +155,8 @@ export function createStreamableHttpEndpoint(
   async function serveLegacy(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
-      const session = inFlightUntilClosed(id, req, res);
+      // Another caller's session is as unknown as one that ended (docs/adr/0054).
+      const session = sessions.ownerOf(id) === callerOf(req) ? inFlightUntilClosed(id, req, res) : undefined;
       if (!session) {
         replyError(res, 404, -32001, `Session not found: ${whyUnknown(id, instance)}`);
         return;

@@ -1,6 +1,7 @@
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../support/http-server.js';
+import { exerciseEveryTool } from '../support/sdk-client.js';
 import { expectLargeDocumentsReadExactly } from './large-documents.js';
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
@@ -9,36 +10,6 @@ const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?
 const record = '<record id="x"><name>n</name></record>';
 const bigCount = Math.floor((8 * 1024 * 1024 - 20) / record.length);
 const bigDocument = `<records>${record.repeat(bigCount)}</records>`;
-const xsd =
-  '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="n" type="xs:integer"/></xs:schema>';
-
-async function exerciseEveryTool(client: Client): Promise<void> {
-  const { tools } = await client.listTools();
-  expect(tools.map((tool) => tool.name).sort()).toEqual([
-    'xml_check',
-    'xml_format',
-    'xml_inspect',
-    'xml_query',
-    'xml_validate',
-  ]);
-  const xml = '<library><book><title>Dune</title></book></library>';
-  const query = await client.callTool({ name: 'xml_query', arguments: { xml, xpath: '//title' } });
-  expect(query.structuredContent).toMatchObject({ type: 'node-set', count: 1, values: ['Dune'] });
-  expect(text(await client.callTool({ name: 'xml_inspect', arguments: { xml } }))).toContain(
-    'Root element: library',
-  );
-  expect(text(await client.callTool({ name: 'xml_check', arguments: { xml: '<r>' } }))).toMatch(
-    /line 1, column \d+/,
-  );
-  expect((await client.callTool({ name: 'xml_validate', arguments: { xml: '<n>x</n>', xsd } })).isError).toBe(
-    true,
-  );
-  expect(
-    text(await client.callTool({ name: 'xml_format', arguments: { xml: '<r><a/></r>', indent: 2 } })),
-  ).toBe('<r>\n  <a/>\n</r>');
-  const unknown = await client.callTool({ name: 'xml_nope', arguments: {} });
-  expect(unknown.isError).toBe(true);
-}
 
 /** The text is sent once, then queried by its handle: in a session, and statelessly too (ADR 0039). */
 async function queryByHandle(client: Client): Promise<string> {

@@ -162,6 +162,31 @@ describe('SessionRegistry', () => {
     await registry.closeAll();
   });
 
+  it('bounds the sessions of one caller: its next evicts its own longest idle, never another caller’s (ADR 0054)', async () => {
+    const { clock, registry } = registryAt({ maxSessionsPerCaller: 2 });
+    const admit = (id: string, owner: string) => {
+      const admission = registry.admit(() => fakeSession(id), owner);
+      return admission.ok ? admission.session : undefined;
+    };
+    const bob = admit('bob-old', 'bob') as FakeSession;
+    clock.now += 1_000;
+    admit('alice', 'alice');
+    admit('bob-new', 'bob');
+    clock.now += 1_000;
+    expect(admit('bob-third', 'bob')).toBeDefined();
+    expect(bob.closed).toBe(true);
+    expect(registry.has('alice')).toBe(true);
+    expect(registry.ownerOf('bob-third')).toBe('bob');
+    // With both of Bob's sessions busy, his next waits; Alice is not held up by him.
+    registry.begin('bob-new');
+    registry.begin('bob-third');
+    expect(registry.admit(() => fakeSession('bob-fourth'), 'bob')).toEqual({
+      ok: false,
+      retryAfterSeconds: 1,
+    });
+    expect(admit('alice-2', 'alice')).toBeDefined();
+  });
+
   it('opens nothing when it refuses', async () => {
     const { registry, open } = registryAt({ maxSessions: 1 });
     open('a');

@@ -35,11 +35,12 @@ export interface SharedStoreHealth extends Record<string, string | number>, Faul
 
 export class SharedDocuments implements DocumentStore {
   readonly stateless: SharedScope;
+  readonly #statelessByOwner = new Map<string, SharedScope>();
   readonly #local: HeldDocuments;
   readonly #remote: RedisTexts;
   readonly #ttlMs: number;
-  /** Keys used since the last refresh → their handles (to write a text again that the store lost). */
-  #touched = new Map<string, string>();
+  /** Keys used since the last refresh (the store is asked about each; one it lost is written again). */
+  #touched = new Set<string>();
   #refresher: NodeJS.Timeout | undefined;
   /** Fetches under way, so that calls presenting the same handle share one round trip. */
   readonly #fetching = new Map<string, Promise<Uint8Array | undefined>>();
@@ -53,8 +54,17 @@ export class SharedDocuments implements DocumentStore {
     this.stateless = new SharedScope(this, local.stateless, false);
   }
 
-  open(): SharedScope {
-    return new SharedScope(this, this.#local.open(), true);
+  open(owner?: string): SharedScope {
+    return new SharedScope(this, this.#local.open(owner), true);
+  }
+
+  statelessFor(owner: string): SharedScope {
+    let scope = this.#statelessByOwner.get(owner);
+    if (!scope) {
+      scope = new SharedScope(this, this.#local.statelessFor(owner), false);
+      this.#statelessByOwner.set(owner, scope);
+    }
+    return scope;
   }
 
   health(): SharedStoreHealth {
@@ -78,23 +88,23 @@ export class SharedDocuments implements DocumentStore {
     await this.#remote.close();
   }
 
-  lookup(handle: string): Uint8Array | undefined | Promise<Uint8Array | undefined> {
-    const held = this.#local.lookup(handle);
+  lookup(handle: string, owner?: string): Uint8Array | undefined | Promise<Uint8Array | undefined> {
+    const held = this.#local.lookup(handle, owner);
     if (held) {
-      this.touch(handle);
+      this.touch(handle, owner);
       return held.bytes;
     }
     if (!isHandle(handle)) return undefined;
-    const key = handleKey(handle);
+    const key = handleKey(handle, owner);
     const under = this.#fetching.get(key);
     if (under) return under;
-    const fetching = this.#fetch(handle, key).finally(() => this.#fetching.delete(key));
+    const fetching = this.#fetch(handle, key, owner).finally(() => this.#fetching.delete(key));
     this.#fetching.set(key, fetching);
     return fetching;
   }
 
-  has(handle: string): boolean {
-    return this.#local.has(handle);
+  has(handle: string, owner?: string): boolean {
+    return this.#local.has(handle, owner);
   }
 
   /** Writes a text just held; settles once other processes can read it, or the store failed. */
@@ -109,21 +119,22 @@ export class SharedDocuments implements DocumentStore {
   }
 
   /** A use: the text's TTL in the store starts again with the next batch. */
-  touch(handle: string): void {
-    this.#touched.set(handleKey(handle), handle);
+  touch(handle: string, owner?: string): void {
+    this.#touched.add(handleKey(handle, owner));
     if (this.#refresher) return;
     this.#refresher = setTimeout(() => void this.#refresh(), REFRESH_MS);
     this.#refresher.unref();
   }
 
-  async #fetch(handle: string, key: string): Promise<Uint8Array | undefined> {
+  async #fetch(handle: string, key: string, owner: string | undefined): Promise<Uint8Array | undefined> {
     const found = await this.#remote.fetch(key, this.#ttlMs, MAX_DOCUMENT_BYTES);
     if (found === undefined || found === 'too-large') return undefined;
     // Into shared memory, as a text held here is, so the workers read it without a copy.
     const bytes = new Uint8Array(new SharedArrayBuffer(found.byteLength));
     bytes.set(found);
     this.#fetched++;
-    return this.#local.stateless.adopt(handle, bytes) ? bytes : undefined;
+    const scope = owner === undefined ? this.#local.stateless : this.#local.statelessFor(owner);
+    return scope.adopt(handle, bytes) ? bytes : undefined;
   }
 
   /**
@@ -134,14 +145,13 @@ export class SharedDocuments implements DocumentStore {
    */
   async #refresh(): Promise<void> {
     this.#refresher = undefined;
-    const touched = this.#touched;
-    this.#touched = new Map();
-    const keys = [...touched.keys()];
+    const keys = [...this.#touched];
+    this.#touched = new Set();
     const found = await this.#remote.refresh(keys, this.#ttlMs).catch(() => undefined);
     if (!found) return;
     for (const [i, key] of keys.entries()) {
       if (found[i] === 'held') continue;
-      const held = this.#local.lookup(touched.get(key) ?? '');
+      const held = this.#local.lookupKey(key);
       if (!held) continue;
       if (found[i] === 'released') held.scope.release(held.handle);
       else void this.write(key, held.bytes, true);
@@ -166,26 +176,26 @@ export class SharedScope implements DocumentScope {
     const kept = this.#local.hold(text);
     if (!kept) return undefined;
     if (!kept.fresh) {
-      this.#store.touch(kept.handle);
+      this.#store.touch(kept.handle, this.#local.owner);
       return kept;
     }
-    const key = handleKey(kept.handle);
+    const key = handleKey(kept.handle, this.#local.owner);
     this.#remember(key);
     return { ...kept, stored: this.#store.write(key, kept.bytes) };
   }
 
   get(handle: string): Uint8Array | undefined | Promise<Uint8Array | undefined> {
-    return this.#store.lookup(handle);
+    return this.#store.lookup(handle, this.#local.owner);
   }
 
   holds(handle: string): boolean {
-    return this.#store.has(handle);
+    return this.#store.has(handle, this.#local.owner);
   }
 
   /** A text the engine refused: gone here and from the store, since no process can use it. */
   release(handle: string): void {
     this.#local.release(handle);
-    const key = handleKey(handle);
+    const key = handleKey(handle, this.#local.owner);
     this.#written?.delete(key);
     this.#store.remove([key]);
   }
