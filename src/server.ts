@@ -7,7 +7,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { type ByteTexts, decodedText } from './byte-texts.js';
-import type { EnginePool } from './engine/runtime/pool.js';
+import { callerLine, type EnginePool } from './engine/runtime/pool.js';
 import { clarifyInvalidParams } from './invalid-params.js';
 import { resolveDocuments } from './tools/document-handles.js';
 import type { DocumentStore } from './tools/document-store.js';
@@ -121,7 +121,7 @@ export function createServer(engine: EnginePool, options: ServerOptions = {}): S
       : undefined;
   // The engine's fair line is per caller when there is one: a subject opening many sessions, or
   // sending many stateless requests, gets one turn among the others, not one per session.
-  const line = owner === undefined ? client : `caller ${owner}`;
+  const line = owner === undefined ? client : callerLine(owner);
   const server = new OxmlServer(
     { name: 'oxml-mcp', title: 'oxml-mcp: XML query tools', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },

@@ -99,7 +99,7 @@ export class EnginePool {
     const holding = argumentHolding(args);
     const client = options.client ?? '';
     const refusal = this.#waiting.refusal(client, holding);
-    if (refusal) return Promise.reject(busy(refusal));
+    if (refusal) return Promise.reject(busy(refusal, client));
     return new Promise((resolve, reject) => {
       const job: Job = {
         id: this.#nextId++,
@@ -315,12 +315,22 @@ function transferables(args: unknown): ArrayBuffer[] {
   return buffers;
 }
 
-function busy(refusal: Refusal): EngineError {
+/**
+ * The fair line of an authenticated caller (docs/adr/0054): every session and stateless request
+ * of one subject waits in it, so its share is the caller's, not a session's.
+ */
+export const callerLine = (subject: string): string => `caller ${subject}`;
+
+function busy(refusal: Refusal, line: string): EngineError {
   const what =
     'calls' in refusal
       ? `${refusal.calls} calls are already waiting for the XML engine`
       : `${Math.round(refusal.bytes / (1024 * 1024))} MiB of documents are already waiting for the XML engine`;
-  const whose = refusal.client ? ' from this session' : '';
+  const whose = !refusal.client
+    ? ''
+    : line.startsWith(callerLine(''))
+      ? ' from your calls (every session of yours counts)'
+      : ' from this session';
   const advice = refusal.client ? ' Wait for their answers before sending more.' : ' Retry in a moment.';
   return new EngineError({ code: 'busy', message: `The server is busy: ${what}${whose}.${advice}` });
 }

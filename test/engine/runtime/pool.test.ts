@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineError } from '../../../src/engine/errors.js';
-import { EnginePool } from '../../../src/engine/runtime/pool.js';
+import { callerLine, EnginePool } from '../../../src/engine/runtime/pool.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 let pool: EnginePool;
@@ -355,6 +355,18 @@ describe('EnginePool', () => {
     );
     const other = pool.run('inspect', { xml: document() }, { client: 'b' });
     expect((await Promise.all([...calls, other])).map((result) => result.root)).toEqual(['r', 'r', 'r', 'r']);
+  });
+
+  it("tells an authenticated caller its share is the caller's, not a session's (docs/adr/0054)", async () => {
+    pool = new EnginePool({ size: 1, maxQueued: 8 });
+    const document = () => bytes('<r/>');
+    const line = callerLine('alice');
+    const calls = Array.from({ length: 3 }, () => pool.run('inspect', { xml: document() }, { client: line }));
+    const flood = await rejectionOf(pool.run('inspect', { xml: document() }, { client: line }));
+    expect(flood.message).toBe(
+      'The server is busy: 2 calls are already waiting for the XML engine from your calls (every session of yours counts). Wait for their answers before sending more.',
+    );
+    await Promise.all(calls);
   });
 
   it('counts a held document once however many waiting calls share it (issue 24, M2)', async () => {
