@@ -658,3 +658,46 @@ function canonicalDouble(text: string): string {
   const [mantissa, exponent] = value.toExponential().split('e') as [string, string];
   return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
 }
+
+/** A value handed back by `evaluateXPath31Plain`: a node as its pointer, anything else as fontoxpath gives it. */
+export type PlainItem = { node: NodeRef } | string | number | boolean;
+
+/**
+ * Evaluates an XPath 3.1 expression with `context` (the document node when absent) as context
+ * item and `nodes` bound as variables, each an XPath array of those nodes (`$name?*` is the
+ * sequence). For callers that build their own expressions (Schematron's rules): results are
+ * read as they come, nodes as pointers, no budget applied. Compiled once, never cached (ADR 0048).
+ */
+export function evaluateXPath31Plain(
+  view: Xpath31View,
+  expression: string,
+  namespaces: Record<string, string>,
+  nodes: Record<string, readonly NodeRef[]> = {},
+  context?: NodeRef,
+): PlainItem[] {
+  view.refresh();
+  const bound = new Map(Object.entries(namespaces));
+  const variables: Record<string, unknown> = {};
+  for (const [name, pointers] of Object.entries(nodes))
+    variables[name] = pointers.map((ptr) => view.wrap(ptr));
+  const results = evaluateXPath(
+    expression,
+    context === undefined ? view.document : view.wrap(context),
+    view as unknown as IDomFacade,
+    variables,
+    evaluateXPath.ALL_RESULTS_TYPE,
+    {
+      namespaceResolver: (prefix: string) => (prefix === '' ? null : (bound.get(prefix) ?? null)),
+      language: evaluateXPath.XPATH_3_1_LANGUAGE,
+      disableCache: true,
+    },
+  ) as unknown[];
+  view.refresh();
+  return results.map((value) =>
+    value instanceof LxNode
+      ? { node: value.ptr }
+      : typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+        ? value
+        : String(value),
+  );
+}
