@@ -7,7 +7,14 @@ import { existsSync } from 'node:fs';
  * (`OXML_REQUIRE_SERVICES=1`, set by .ci/run after installing them) a missing one fails the run.
  */
 
-const PACKAGES: Record<string, string> = { 'redis-server': 'redis-server', nginx: 'nginx' };
+const PACKAGES: Record<string, string> = {
+  'redis-server': 'redis-server',
+  nginx: 'nginx',
+  saxon: 'libsaxonhe-java',
+};
+
+/** Saxon-HE as Debian installs it, run by the `java` on PATH. */
+const SAXON_JAR = '/usr/share/java/Saxon-HE.jar';
 
 export interface Service {
   /** The executable, or undefined when it is not installed. */
@@ -16,13 +23,20 @@ export interface Service {
   skipped: string;
 }
 
-export function service(name: 'redis-server' | 'nginx'): Service {
+export function service(name: 'redis-server' | 'nginx' | 'saxon'): Service {
+  if (name === 'saxon') {
+    const java = spawnSync('bash', ['-c', 'command -v java'], { encoding: 'utf8' }).stdout.trim();
+    return found(name, java && existsSync(SAXON_JAR) ? SAXON_JAR : undefined);
+  }
   const fromEnv = process.env[name === 'nginx' ? 'NGINX' : 'REDIS_SERVER'];
-  const found =
+  const path =
     fromEnv ??
     (spawnSync('bash', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim() ||
       [`/usr/sbin/${name}`, `/usr/bin/${name}`].find((path) => existsSync(path)));
-  const path = found && existsSync(found) ? found : undefined;
+  return found(name, path && existsSync(path) ? path : undefined);
+}
+
+function found(name: string, path: string | undefined): Service {
   if (path) return { path, skipped: '' };
   const reason = `${name} is not installed (apt-get install ${PACKAGES[name]})`;
   if (process.env.OXML_REQUIRE_SERVICES === '1') throw new Error(`OXML_REQUIRE_SERVICES=1, but ${reason}`);
