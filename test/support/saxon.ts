@@ -29,7 +29,9 @@ export function saxonFindings(
     for (const file of readdirSync(output)) {
       const svrl = readFileSync(join(output, file), 'utf8');
       const counts: Record<string, number> = {};
-      for (const [, id] of svrl.matchAll(/<svrl:(?:failed-assert|successful-report)\b[^>]*?\bid="([^"]*)"/g)) {
+      for (const [, id] of svrl.matchAll(
+        /<svrl:(?:failed-assert|successful-report)\b[^>]*?\bid="([^"]*)"/g,
+      )) {
         counts[id as string] = (counts[id as string] ?? 0) + 1;
       }
       findings[file.replace(/\.xml$/, '')] = counts;

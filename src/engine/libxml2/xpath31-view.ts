@@ -663,17 +663,28 @@ function canonicalDouble(text: string): string {
 export type PlainItem = { node: NodeRef } | string | number | boolean;
 
 /**
- * Evaluates an XPath 3.1 expression with `context` (the document node when absent) as context
- * item and `nodes` bound as variables, each an XPath array of those nodes (`$name?*` is the
- * sequence). For callers that build their own expressions (Schematron's rules): results are
- * read as they come, nodes as pointers, no budget applied. Compiled once, never cached (ADR 0048).
+ * fontoxpath's cache of compiled expressions, reachable through its patch
+ * (scripts/fontoxpath-patches.ts): undefined where fontoxpath was loaded unpatched.
+ */
+export function compiledExpressions(): Map<unknown, unknown> | undefined {
+  return (globalThis as Record<symbol, Map<unknown, unknown> | undefined>)[
+    Symbol.for('oxml-mcp.fontoxpath.compiled')
+  ];
+}
+
+/**
+ * Evaluates an XPath 3.1 expression with the document node as context item and `nodes` bound as
+ * variables, each an XPath array of those nodes (`$name?*` is the sequence). For callers that
+ * build their own expressions (Schematron's rules): results are read as they come, nodes as
+ * pointers, no budget applied. `keepCompiled`: leave the compiled expression in fontoxpath's
+ * cache, which the caller then bounds (`compiledExpressions`; ADR 0048, ADR 0053).
  */
 export function evaluateXPath31Plain(
   view: Xpath31View,
   expression: string,
   namespaces: Record<string, string>,
   nodes: Record<string, readonly NodeRef[]> = {},
-  context?: NodeRef,
+  keepCompiled = false,
 ): PlainItem[] {
   view.refresh();
   const bound = new Map(Object.entries(namespaces));
@@ -682,14 +693,14 @@ export function evaluateXPath31Plain(
     variables[name] = pointers.map((ptr) => view.wrap(ptr));
   const results = evaluateXPath(
     expression,
-    context === undefined ? view.document : view.wrap(context),
+    view.document,
     view as unknown as IDomFacade,
     variables,
     evaluateXPath.ALL_RESULTS_TYPE,
     {
       namespaceResolver: (prefix: string) => (prefix === '' ? null : (bound.get(prefix) ?? null)),
       language: evaluateXPath.XPATH_3_1_LANGUAGE,
-      disableCache: true,
+      disableCache: !keepCompiled,
     },
   ) as unknown[];
   view.refresh();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { XmlDocument } from 'libxml2-wasm';
 import { MAX_SCHEMATRON_ELEMENTS } from '../../limits.js';
 import { EngineError } from '../errors.js';
@@ -166,7 +167,8 @@ function compile(xsd: XmlSource, limits: ValidateLimits, options: ValidateOption
   try {
     const language = languageOfRoot(rootElement(schemaDoc));
     if (language === 'schematron') {
-      return readSchematron(schemaTree(rootElement(schemaDoc), MAX_SCHEMATRON_ELEMENTS), options.phase);
+      const key = createHash('sha256').update(bytes).digest('base64');
+      return readSchematron(schemaTree(rootElement(schemaDoc), MAX_SCHEMATRON_ELEMENTS), options.phase, key);
     }
     if (language === 'relaxng') {
       const grammar = compileRelaxNG(schemaDoc);

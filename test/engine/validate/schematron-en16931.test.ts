@@ -27,15 +27,24 @@ const BROKEN: Record<string, string> = {
     '<cbc:PayableAmount currencyID="EUR">250.33</cbc:PayableAmount>',
     '<cbc:PayableAmount currencyID="EUR">250.34</cbc:PayableAmount>',
   ),
-  'wrong-tax-exclusive-total': EXAMPLE1.replace('<cbc:TaxExclusiveAmount currencyID="EUR">229.60<', '<cbc:TaxExclusiveAmount currencyID="EUR">229.70<'),
+  'wrong-tax-exclusive-total': EXAMPLE1.replace(
+    '<cbc:TaxExclusiveAmount currencyID="EUR">229.60<',
+    '<cbc:TaxExclusiveAmount currencyID="EUR">229.70<',
+  ),
   'missing-buyer-country': EXAMPLE1.replace(
     /(<cac:AccountingCustomerParty>[\s\S]*?)<cac:Country>\s*<cbc:IdentificationCode>NL<\/cbc:IdentificationCode>\s*<\/cac:Country>/,
     '$1',
   ),
-  'vat-category-without-rate': EXAMPLE1.replace(/(<cac:TaxSubtotal>[\s\S]*?<cbc:ID>S<\/cbc:ID>\s*)<cbc:Percent>6<\/cbc:Percent>/, '$1'),
+  'vat-category-without-rate': EXAMPLE1.replace(
+    /(<cac:TaxSubtotal>[\s\S]*?<cbc:ID>S<\/cbc:ID>\s*)<cbc:Percent>6<\/cbc:Percent>/,
+    '$1',
+  ),
   'unknown-currency': EXAMPLE1.replace('<cbc:DocumentCurrencyCode>EUR<', '<cbc:DocumentCurrencyCode>EURO<'),
   'missing-invoice-number': EXAMPLE1.replace('<cbc:ID>12115118</cbc:ID>', ''),
-  'three-decimals': EXAMPLE1.replace('<cbc:LineExtensionAmount currencyID="EUR">229.60<', '<cbc:LineExtensionAmount currencyID="EUR">229.600<'),
+  'three-decimals': EXAMPLE1.replace(
+    '<cbc:LineExtensionAmount currencyID="EUR">229.60<',
+    '<cbc:LineExtensionAmount currencyID="EUR">229.600<',
+  ),
   'bad-invoice-type': EXAMPLE1.replace('<cbc:InvoiceTypeCode>380<', '<cbc:InvoiceTypeCode>999<'),
   'no-lines': EXAMPLE1.replace(/<cac:InvoiceLine>[\s\S]*<\/cac:InvoiceLine>/, ''),
 };

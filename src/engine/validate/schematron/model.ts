@@ -51,4 +51,6 @@ export interface Schematron {
   patterns: Pattern[];
   /** The phase that ran: an id, or `#ALL`. */
   phase: string;
+  /** Names the schema's text (a digest): a worker keeps one schema's compiled rules. */
+  key: string;
 }

@@ -221,7 +221,7 @@ function choosePhase(
 }
 
 /** The schema to run: its binding, namespaces, lets and the chosen phase's patterns with their rules. */
-export function readSchematron(schema: SchemaElement, phase: string | undefined): Schematron {
+export function readSchematron(schema: SchemaElement, phase: string | undefined, key: string): Schematron {
   if (schema.name !== 'schema') {
     fail(
       `The \`xsd\` argument's root is a Schematron \`${schema.name}\`; a Schematron schema's root is \`schema\`.`,
@@ -290,5 +290,5 @@ export function readSchematron(schema: SchemaElement, phase: string | undefined)
     }
     patterns.push({ ...(id === undefined ? {} : { id }), lets: letsOf(pattern), rules });
   }
-  return { binding, namespaces, lets: [...letsOf(schema), ...chosen.lets], patterns, phase: chosen.id };
+  return { binding, namespaces, lets: [...letsOf(schema), ...chosen.lets], patterns, phase: chosen.id, key };
 }

@@ -53,7 +53,7 @@ export function runSchematron(doc: XmlDocument, schema: Schematron, paths: PathW
   const evaluator: Evaluator =
     schema.binding === 'xpath1'
       ? xpath1Evaluator(doc, schema.namespaces)
-      : xpath31Evaluator(doc, schema.namespaces);
+      : xpath31Evaluator(doc, schema.namespaces, schema.key);
   const checked = new Set<NodeRef>();
   const byId: Record<string, number> = Object.create(null);
   let rulesFired = 0;

@@ -1,7 +1,7 @@
 import type { XmlDocument } from 'libxml2-wasm';
 import { EngineError } from '../../errors.js';
 import type { NodeRef } from '../../libxml2/tree.js';
-import { evaluateXPath31Plain, type PlainItem } from '../../libxml2/xpath31-view.js';
+import { compiledExpressions, evaluateXPath31Plain, type PlainItem } from '../../libxml2/xpath31-view.js';
 import { xpath31View } from '../../query/xpath31.js';
 import { forgetPatterns } from '../../query/xsd-regex.js';
 import { type Evaluator, selectionOf, withCurrent } from './evaluator.js';
@@ -9,10 +9,25 @@ import type { Let, Rule } from './model.js';
 
 /*
  * queryBinding xslt2, xslt3, xpath2, xpath3, xpath31: fontoxpath over the same parse through the
- * DOM view of ADR 0033. A rule is one evaluation for all its context nodes (each expression
- * compiled once per call, ADR 0048): its lets and tests inlined as XPath `let` clauses, the nodes
- * passed in as `$oxml-nodes`.
+ * DOM view of ADR 0033. A rule is one evaluation for all its context nodes: its lets and tests
+ * inlined as XPath `let` clauses, the nodes passed in as `$oxml-nodes`. Compiling is most of the
+ * work (the EN 16931 rules: ~3 s to compile, ~0.3 s to run on an invoice), so a worker keeps the
+ * compiled rules of the last schema it ran, and only those (ADR 0053).
  */
+
+/** The schema whose compiled rules fontoxpath's cache holds on this worker. */
+let compiledFor: string | undefined;
+
+/** Compiled expressions kept at most, whatever the schema: one schema of 50,000 checks fits. */
+const MAX_KEPT_EXPRESSIONS = 5_000;
+
+/** Empties fontoxpath's cache unless it holds `schemaKey`'s expressions, within the bound. */
+function keepOnly(schemaKey: string): void {
+  const cache = compiledExpressions();
+  if (cache === undefined) return;
+  if (compiledFor !== schemaKey || cache.size > MAX_KEPT_EXPRESSIONS) cache.clear();
+  compiledFor = schemaKey;
+}
 
 const CURRENT = '$oxml-current';
 
@@ -20,11 +35,16 @@ function withLets(lets: readonly Let[], body: string): string {
   return lets.reduceRight((inner, { name, value }) => `let $${name} := (${value}\n) return ${inner}`, body);
 }
 
-export function xpath31Evaluator(doc: XmlDocument, namespaces: Record<string, string>): Evaluator {
+export function xpath31Evaluator(
+  doc: XmlDocument,
+  namespaces: Record<string, string>,
+  schemaKey: string,
+): Evaluator {
+  keepOnly(schemaKey);
   const view = xpath31View(doc);
   const evaluate = (expression: string, nodes: readonly NodeRef[], what: () => string): PlainItem[] => {
     try {
-      return evaluateXPath31Plain(view, expression, namespaces, { 'oxml-nodes': nodes });
+      return evaluateXPath31Plain(view, expression, namespaces, { 'oxml-nodes': nodes }, true);
     } catch (error) {
       if (!(error instanceof Error) || error instanceof RangeError) throw error;
       throw new EngineError({
