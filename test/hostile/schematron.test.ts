@@ -3,28 +3,18 @@
  * schema of 100,000 rules, a `let` that builds a huge sequence, recursion. Each costs its caller
  * an isError and another session is answered exactly afterwards.
  */
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EnginePool, type PoolOptions } from '../../src/engine/runtime/pool.js';
-import { createServer } from '../../src/server.js';
+import { clientOf, textOf as text } from '../support/in-memory-server.js';
 import { ORDER, ORDER_SCHEMATRON, SCHEMATRON_NAMESPACE } from '../support/order-schematron.js';
 
-type Result = Awaited<ReturnType<Client['callTool']>>;
 const pools: EnginePool[] = [];
 
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((pool) => pool.close()));
 });
 
-async function connect(engine: EnginePool): Promise<Client> {
-  const server = createServer(engine);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'hostile-schematron', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
-}
+const connect = (engine: EnginePool) => clientOf(engine, 'hostile-schematron');
 
 async function attack(options: PoolOptions, xsd: string, xml = '<r><a/><a/></r>') {
   const engine = new EnginePool(options);
@@ -33,8 +23,6 @@ async function attack(options: PoolOptions, xsd: string, xml = '<r><a/><a/></r>'
   const answer = await client.callTool({ name: 'xml_validate', arguments: { xml, xsd } });
   return { answer, engine };
 }
-
-const text = (result: Result) => (result.content as Array<{ text: string }>)[0]?.text ?? '';
 
 /** Another session, afterwards, gets the exact Schematron answer and an exact query. */
 async function expectServedExactly(engine: EnginePool): Promise<void> {
