@@ -74,19 +74,23 @@ function miss(expectation: Expectation): string {
 }
 
 describe('the EN 16931 UBL unit tests', () => {
+  const all = expectations();
+  const missed: string[] = [];
+  // One test a file, so that no one test holds the whole suite's time on a busy machine.
+  const files = [...new Set(all.map((expectation) => expectation.file))];
+  it.each(files)('runs %s', (file) => {
+    for (const expectation of all.filter((candidate) => candidate.file === file)) {
+      const why = miss(expectation);
+      if (why !== '') missed.push(`${expectation.file} (${expectation.description}): ${why}`);
+    }
+  });
+
   it('hold for at least 99 % of their expectations', () => {
-    const all = expectations();
-    const missed = all
-      .map((expectation) => ({ expectation, why: miss(expectation) }))
-      .filter(({ why }) => why !== '');
     const rate = 1 - missed.length / all.length;
-    const report = missed.map(
-      ({ expectation, why }) => `${expectation.file} (${expectation.description}): ${why}`,
-    );
     console.log(
-      `EN 16931 UBL unit tests: ${all.length - missed.length} of ${all.length} hold (${(rate * 100).toFixed(2)} %)\n${report.join('\n')}`,
+      `EN 16931 UBL unit tests: ${all.length - missed.length} of ${all.length} hold (${(rate * 100).toFixed(2)} %)\n${missed.join('\n')}`,
     );
     expect(all.length).toBeGreaterThan(700);
-    expect(rate, report.join('\n')).toBeGreaterThanOrEqual(0.99);
+    expect(rate, missed.join('\n')).toBeGreaterThanOrEqual(0.99);
   });
 });
