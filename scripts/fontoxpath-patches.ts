@@ -22,6 +22,8 @@
  *
  * 4. fn:distinct-values in linear time, and fn:sort#3 (DISTINCT_SORT_PATCHES, below; ADR 0050).
  *
+ * 5. Its cache of compiled expressions can be emptied (COMPILED_CACHE_PATCHES, below; ADR 0053).
+ *
  * All are applied to fontoxpath's dist file (CommonJS `fontoxpath.js`, which esbuild, tsx and Node pick
  * through `main`; the ES module `fontoxpath.esm.js`, which Vite picks through `module`; both have
  * the same text) by: the production bundle (scripts/build.ts, esbuild plugin), vitest
@@ -230,10 +232,36 @@ export function patchFontoxpathDistinctSort(source: string, file = 'fontoxpath')
   return replaceEachOnce(source, DISTINCT_SORT_PATCHES, file, 'fn:distinct-values and array:sort');
 }
 
+/**
+ * The key, in the global symbol registry, of fontoxpath's cache of compiled expressions (a Map
+ * from the expression's text), so the engine can empty it (src/engine/libxml2/xpath31-view.ts).
+ */
+export const COMPILED_CACHE_KEY = 'oxml-mcp.fontoxpath.compiled';
+
+/**
+ * fontoxpath keeps every expression it compiles, unless told `disableCache`, in a module-level
+ * Map (`Nk`) it never empties (ADR 0048). Schematron evaluates the same rules on every call with
+ * a held schema, and compiling the EN 16931 rules costs seconds where running them costs a tenth
+ * of that, so its evaluations use the cache; the patch makes the Map reachable so the engine can
+ * keep one schema's expressions and empty it before another's (ADR 0053).
+ */
+const COMPILED_CACHE_PATCHES: ReadonlyArray<readonly [string, string]> = [
+  ['const Nk=new Map;', `const Nk=globalThis[Symbol.for("${COMPILED_CACHE_KEY}")]=new Map;`],
+  ['function Pk(a,b,c,d,e,f,h,k){a=Nk.get(a);if(!a)return null;', ''],
+];
+
+/** fontoxpath's source with its compiled-expression cache reachable; throws unless each anchor occurs once. */
+export function patchFontoxpathCompiledCache(source: string, file = 'fontoxpath'): string {
+  return replaceEachOnce(source, COMPILED_CACHE_PATCHES, file, 'the compiled-expression cache');
+}
+
 /** Every patch. */
 export function patchFontoxpath(source: string, file = 'fontoxpath'): string {
-  return patchFontoxpathDistinctSort(
-    patchFontoxpathRegex(patchFontoxpathDurations(patchFontoxpathOrder(source, file), file), file),
+  return patchFontoxpathCompiledCache(
+    patchFontoxpathDistinctSort(
+      patchFontoxpathRegex(patchFontoxpathDurations(patchFontoxpathOrder(source, file), file), file),
+      file,
+    ),
     file,
   );
 }

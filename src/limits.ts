@@ -259,6 +259,18 @@ export const VIOLATION_OUTPUT_CHARS = DEFAULT_OUTPUT_CHARS;
 export const MAX_VIOLATION_TEXT_CHARS = 1_000;
 
 /**
+ * Schematron (docs/adr/0053-schematron-on-the-servers-own-engines.md): elements of a schema read
+ * at most, and asserts and reports once abstract rules are expanded (a rule extending a rule of a
+ * thousand asserts a thousand times). The EN 16931 rules for UBL, 300 KB, have 1,093 elements and
+ * 979 asserts; a schema of 100,000 rules is refused before any is evaluated, where the time budget
+ * would otherwise spend itself on it. A `let` of XPath 1.0 (which libxml2 cannot bind as a
+ * variable) is written into the expressions that read it: as a node-set, at most this many nodes.
+ */
+export const MAX_SCHEMATRON_ELEMENTS = 50_000;
+export const MAX_SCHEMATRON_CHECKS = 50_000;
+export const MAX_SCHEMATRON_LET_NODES = 1_000;
+
+/**
  * Document handles (docs/adr/0016-document-handles.md): the text a session's handles keep on the
  * main thread, and what all sessions keep together, least recently used evicted first. 32 MiB is
  * four documents at the 8 MiB limit (a document and its schema, twice); 128 MiB for the process

@@ -238,7 +238,7 @@ export const documentArguments = {
 
 /** xml_validate's schema: its text as `xsd`, or its handle as `schema`. */
 export const schemaArguments = {
-  xsd: documentText().describe('The schema itself, as text: XSD, RELAX NG (XML) or DTD.').optional(),
+  xsd: documentText().describe('The schema as text: XSD, RELAX NG (XML), Schematron or DTD.').optional(),
   schema: z.string().optional(),
 };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ValidateResult, Violation } from '../engine/validate/validate.js';
+import type { Finding, ValidateResult, Violation } from '../engine/validate/validate.js';
 import { MAX_LISTED_VIOLATIONS, MAX_VIOLATION_TEXT_CHARS, VIOLATION_OUTPUT_CHARS } from '../limits.js';
 import { answered } from './answer.js';
 import { answering, type Declares, defineTool, documentArguments, encode, schemaArguments } from './tool.js';
@@ -8,11 +8,29 @@ const output = z.object({
   valid: z.boolean(),
   total: z.int().min(0),
   violations: z.array(
-    z.object({ message: z.string(), path: z.string().nullable(), line: z.int().nullable() }),
+    z.object({
+      message: z.string(),
+      path: z.string().nullable(),
+      line: z.int().nullable(),
+      // Schematron's (ADR 0053).
+      kind: z.enum(['assert', 'report']).optional(),
+      id: z.string().optional(),
+      flag: z.string().optional(),
+      role: z.string().optional(),
+      test: z.string().optional(),
+    }),
   ),
   truncated: z.literal(true).optional(),
-  language: z.enum(['relaxng', 'dtd']).optional(),
+  language: z.enum(['relaxng', 'dtd', 'schematron']).optional(),
   namespaces: z.object({}).catchall(z.string()).optional(),
+  schematron: z
+    .object({
+      phase: z.string(),
+      rules_fired: z.int(),
+      nodes_checked: z.int(),
+      by_id: z.object({}).catchall(z.int()),
+    })
+    .optional(),
 });
 
 true satisfies Declares<typeof output, ValidateResult>;
@@ -21,15 +39,23 @@ export const xmlValidate = defineTool({
   name: 'xml_validate',
   title: 'Validate XML against a schema',
   description:
-    'Validate a document against a schema given as text: XSD 1.0, RELAX NG (XML syntax) or a DTD. Lists the violations (the first 100) with element path and line, and their exact total. Nothing a schema includes or imports is fetched: inline it.',
-  input: z.object({ ...documentArguments, ...schemaArguments }),
+    'Validate a document against a schema given as text: XSD 1.0, RELAX NG (XML syntax), ISO Schematron or a DTD. Lists the violations (the first 100) with element path and line, and their exact total. Nothing a schema includes or imports is fetched: inline it.',
+  input: z.object({
+    ...documentArguments,
+    ...schemaArguments,
+    phase: z.string().describe('Schematron phase id, #DEFAULT or #ALL.').optional(),
+  }),
   output,
-  async run({ xml, xsd }, { engine, call }) {
+  async run({ xml, xsd, phase }, { engine, call }) {
     return answering(async () => {
-      const result = await engine.run('validate', { xml: encode(xml), xsd: encode(xsd) }, call);
+      const result = await engine.run(
+        'validate',
+        { xml: encode(xml), xsd: encode(xsd), ...(phase === undefined ? {} : { phase }) },
+        call,
+      );
       if (result.valid)
         return answered({
-          body: `Valid: the document conforms to ${theSchema(result)}.`,
+          body: `Valid: the document conforms to ${theSchema(result)}.${coverage(result)}`,
           facts: { ...result },
         });
       return answered(
@@ -41,11 +67,51 @@ export const xmlValidate = defineTool({
 });
 
 function render(result: ValidateResult): string {
-  const { total, violations } = result;
-  const lines = violations.map((violation, index) => `${index + 1}. ${describe(violation)}`);
+  const { total } = result;
+  if (result.language === 'schematron') return renderFindings(result);
+  const lines = result.violations.map((violation, index) => `${index + 1}. ${describe(violation)}`);
   return [`Invalid: ${total} violation${total === 1 ? '' : 's'} of ${theSchema(result)}.`, ...lines].join(
     '\n',
   );
+}
+
+/** What a Schematron run covered, for its verdict's line. */
+function coverage({ schematron }: ValidateResult): string {
+  if (!schematron) return '';
+  const phase = schematron.phase === '#ALL' ? 'all patterns' : `phase "${schematron.phase}"`;
+  return ` (${phase}: ${schematron.rules_fired} rule${schematron.rules_fired === 1 ? '' : 's'} fired on ${schematron.nodes_checked} node${schematron.nodes_checked === 1 ? '' : 's'}.)`;
+}
+
+/**
+ * Schematron's findings grouped by id, in the order they first appear: one heading per id with
+ * how often it fired in all (`by_id`, exact), its message and test, then each listed place.
+ */
+function renderFindings(result: ValidateResult): string {
+  const findings = result.violations as Finding[];
+  const byId = result.schematron?.by_id ?? {};
+  const groups = new Map<string, Finding[]>();
+  for (const finding of findings) {
+    const key = finding.id ?? finding.test;
+    groups.set(key, [...(groups.get(key) ?? []), finding]);
+  }
+  const lines = [
+    `Invalid: ${result.total} finding${result.total === 1 ? '' : 's'} of ${theSchema(result)}, ${Object.keys(byId).length} distinct.${coverage(result)}`,
+  ];
+  for (const [key, group] of groups) {
+    const [first] = group as [Finding, ...Finding[]];
+    const what = first.kind === 'assert' ? 'failed assert' : 'successful report';
+    const label = [first.flag, first.role].filter(Boolean).join(', ');
+    const times = byId[key] ?? group.length;
+    lines.push(
+      `${first.id ?? 'no id'} (${what}${label ? `, ${label}` : ''}${times > 1 ? `, ${times} times` : ''}): ${first.message}`,
+      `  test: ${first.test}`,
+      ...group.map(
+        (finding) =>
+          `  at ${describe({ ...finding, message: finding.message === first.message ? '' : finding.message }).replace(/: $/, '')}`,
+      ),
+    );
+  }
+  return lines.join('\n');
 }
 
 /**
@@ -55,6 +121,7 @@ function render(result: ValidateResult): string {
 function theSchema({ language }: ValidateResult): string {
   if (language === 'relaxng') return 'the RELAX NG schema';
   if (language === 'dtd') return 'the DTD';
+  if (language === 'schematron') return 'the Schematron schema';
   return 'the schema';
 }
 

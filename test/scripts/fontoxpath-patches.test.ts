@@ -5,11 +5,13 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  COMPILED_CACHE_KEY,
   FONTOXPATH_DIST,
   fontoxpathOrderEsbuild,
   ORDER_ANCHOR,
   ORDER_INSERT,
   patchFontoxpath,
+  patchFontoxpathCompiledCache,
   patchFontoxpathDistinctSort,
   patchFontoxpathDurations,
   patchFontoxpathOrder,
@@ -40,6 +42,8 @@ const MINIMAL_FONTOXPATH = [
   'Lf=(a,b,c,d)=>{d.sort((e,f)=>Ge(a,b,c,w.create(e),w.create(f)).next(0).value?',
   't=Ad(h[0],w.m(t.value),b,"fn:for-each",!1);l=f.value.call(void 0,a,b,c,t).value',
   'function rc(a,b){',
+  'const Nk=new Map;',
+  'function Pk(a,b,c,d,e,f,h,k){a=Nk.get(a);if(!a)return null;',
 ].join(';');
 
 describe('fontoxpath-patches', () => {
@@ -148,6 +152,22 @@ describe('regular-expression patches', () => {
   it('throws when fontoxpath no longer has the text it rewrites', () => {
     expect(() => patchFontoxpathRegex('je.set(h,k)', 'z.js')).toThrow(
       /fontoxpath-patches: expected the text .* exactly once in z\.js/,
+    );
+  });
+});
+
+describe('compiled-expression cache patch', () => {
+  it('applies once to both dist files, making the cache reachable by its registered key', () => {
+    for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
+      const path = join(DIST, file);
+      const patched = patchFontoxpathCompiledCache(readFileSync(path, 'utf8'), path);
+      expect(count(patched, `globalThis[Symbol.for("${COMPILED_CACHE_KEY}")]=new Map;`)).toBe(1);
+    }
+  });
+
+  it('throws when fontoxpath no longer has the cache it exposes', () => {
+    expect(() => patchFontoxpathCompiledCache('const Nk=new Map;', 'c.js')).toThrow(
+      /fontoxpath-patches: expected the text .*Pk.* exactly once in c\.js/,
     );
   });
 });

@@ -13,10 +13,7 @@ export async function connectInMemory(
   options: ServerOptions = {},
 ): Promise<{ client: Client; close(): Promise<void> }> {
   const engine = new EnginePool({ size: workers });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createServer(engine, options).connect(serverSide);
-  const client = new Client({ name, version: '1.0.0' });
-  await client.connect(clientSide);
+  const client = await clientOf(engine, name, options);
   return {
     client,
     async close() {
@@ -24,6 +21,19 @@ export async function connectInMemory(
       await engine.close();
     },
   };
+}
+
+/** A new session of the real server over `engine` (a pool a test set up), through an SDK client in memory. */
+export async function clientOf(
+  engine: EnginePool,
+  name: string,
+  options: ServerOptions = {},
+): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createServer(engine, options).connect(serverSide);
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
 }
 
 /** The first text content of a tool result. */

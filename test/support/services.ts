@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 /*
- * Services some tests run for real (redis-server, redis-cli, nginx), never mocked. Missing on a developer's
+ * Services some tests run for real (redis-server, redis-cli, nginx, Saxon-HE), never mocked. Missing on a developer's
  * machine, the tests that need them are skipped with the reason in their name; in CI
  * (`OXML_REQUIRE_SERVICES=1`, set by .ci/run after installing them) a missing one fails the run.
  */
@@ -11,14 +11,18 @@ const PACKAGES: Record<ServiceName, string> = {
   'redis-server': 'redis-server',
   'redis-cli': 'redis-tools',
   nginx: 'nginx',
+  saxon: 'libsaxonhe-java',
 };
-const FROM_ENV: Record<ServiceName, string> = {
+const FROM_ENV: Record<Exclude<ServiceName, 'saxon'>, string> = {
   'redis-server': 'REDIS_SERVER',
   'redis-cli': 'REDIS_CLI',
   nginx: 'NGINX',
 };
 
-type ServiceName = 'redis-server' | 'redis-cli' | 'nginx';
+type ServiceName = 'redis-server' | 'redis-cli' | 'nginx' | 'saxon';
+
+/** Saxon-HE as Debian installs it, run by the `java` on PATH. */
+const SAXON_JAR = '/usr/share/java/Saxon-HE.jar';
 
 export interface Service {
   /** The executable, or undefined when it is not installed. */
@@ -28,12 +32,19 @@ export interface Service {
 }
 
 export function service(name: ServiceName): Service {
+  if (name === 'saxon') {
+    const java = spawnSync('bash', ['-c', 'command -v java'], { encoding: 'utf8' }).stdout.trim();
+    return found(name, java && existsSync(SAXON_JAR) ? SAXON_JAR : undefined);
+  }
   const fromEnv = process.env[FROM_ENV[name]];
-  const found =
+  const path =
     fromEnv ??
     (spawnSync('bash', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim() ||
       [`/usr/sbin/${name}`, `/usr/bin/${name}`].find((path) => existsSync(path)));
-  const path = found && existsSync(found) ? found : undefined;
+  return found(name, path && existsSync(path) ? path : undefined);
+}
+
+function found(name: ServiceName, path: string | undefined): Service {
   if (path) return { path, skipped: '' };
   const reason = `${name} is not installed (apt-get install ${PACKAGES[name]})`;
   if (process.env.OXML_REQUIRE_SERVICES === '1') throw new Error(`OXML_REQUIRE_SERVICES=1, but ${reason}`);

@@ -37,7 +37,7 @@ export interface XPathCost {
 }
 
 /**
- * Evaluates an XPath 1.0 expression with the document node as context node. libxml2-wasm's own
+ * Evaluates an XPath 1.0 expression with the document node (or `contextNode`) as context node. libxml2-wasm's own
  * `eval` starts from the root element (so `library/book` would miss), and frees namespace nodes
  * before they can be read, so the evaluation is driven through the raw API here. `opLimit`
  * bounds the XPath steps (libxml2 stops with "Operation limit exceeded"); `cost`, when given,
@@ -50,13 +50,14 @@ export function evaluateXPath<T>(
   opLimit: number,
   read: (value: XPathValue) => T,
   cost?: XPathCost,
+  contextNode: NodeRef = doc,
 ): T | XPathFailure {
   const context = xmlXPathNewContext(doc);
   try {
     for (const [prefix, uri] of Object.entries(namespaces)) {
       if (prefix !== 'xml') xmlXPathRegisterNs(context, prefix, uri);
     }
-    xmlXPathSetContextNode(doc, context);
+    xmlXPathSetContextNode(contextNode, context);
     const budgeted = applyOperationBudget(context, doc, opLimit);
     xmlResetLastError();
     const compiled = xmlXPathCtxtCompile(context, expression);

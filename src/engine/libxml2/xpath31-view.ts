@@ -658,3 +658,57 @@ function canonicalDouble(text: string): string {
   const [mantissa, exponent] = value.toExponential().split('e') as [string, string];
   return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
 }
+
+/** A value handed back by `evaluateXPath31Plain`: a node as its pointer, anything else as fontoxpath gives it. */
+export type PlainItem = { node: NodeRef } | string | number | boolean;
+
+/**
+ * fontoxpath's cache of compiled expressions, reachable through its patch
+ * (scripts/fontoxpath-patches.ts): undefined where fontoxpath was loaded unpatched.
+ */
+export function compiledExpressions(): Map<unknown, unknown> | undefined {
+  return (globalThis as Record<symbol, Map<unknown, unknown> | undefined>)[
+    Symbol.for('oxml-mcp.fontoxpath.compiled')
+  ];
+}
+
+/**
+ * Evaluates an XPath 3.1 expression with the document node as context item and `nodes` bound as
+ * variables, each an XPath array of those nodes (`$name?*` is the sequence). For callers that
+ * build their own expressions (Schematron's rules): results are read as they come, nodes as
+ * pointers, no budget applied. `keepCompiled`: leave the compiled expression in fontoxpath's
+ * cache, which the caller then bounds (`compiledExpressions`; ADR 0048, ADR 0053).
+ */
+export function evaluateXPath31Plain(
+  view: Xpath31View,
+  expression: string,
+  namespaces: Record<string, string>,
+  nodes: Record<string, readonly NodeRef[]> = {},
+  keepCompiled = false,
+): PlainItem[] {
+  view.refresh();
+  const bound = new Map(Object.entries(namespaces));
+  const variables: Record<string, unknown> = {};
+  for (const [name, pointers] of Object.entries(nodes))
+    variables[name] = pointers.map((ptr) => view.wrap(ptr));
+  const results = evaluateXPath(
+    expression,
+    view.document,
+    view as unknown as IDomFacade,
+    variables,
+    evaluateXPath.ALL_RESULTS_TYPE,
+    {
+      namespaceResolver: (prefix: string) => (prefix === '' ? null : (bound.get(prefix) ?? null)),
+      language: evaluateXPath.XPATH_3_1_LANGUAGE,
+      disableCache: !keepCompiled,
+    },
+  ) as unknown[];
+  view.refresh();
+  return results.map((value) =>
+    value instanceof LxNode
+      ? { node: value.ptr }
+      : typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+        ? value
+        : String(value),
+  );
+}

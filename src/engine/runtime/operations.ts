@@ -47,7 +47,7 @@ export interface Operations {
   };
   inspect: { args: { xml: Uint8Array; maxChars?: number; cacheAs?: string }; result: InspectResult };
   check: { args: { xml: Uint8Array }; result: CheckResult };
-  validate: { args: { xml: Uint8Array; xsd: Uint8Array }; result: ValidateResult };
+  validate: { args: { xml: Uint8Array; xsd: Uint8Array; phase?: string }; result: ValidateResult };
   /** The formatted text comes back as UTF-8 bytes, transferred like the document going in. */
   format: { args: { xml: Uint8Array } & FormatOptions; result: { xml: Uint8Array } };
 }
@@ -124,9 +124,9 @@ export const operations: { [K in OperationName]: (args: Operations[K]['args']) =
       makeRoomFor(xml);
       return check(xml);
     },
-    validate: ({ xml, xsd }) => {
+    validate: ({ xml, xsd, phase }) => {
       makeRoomFor(xml, xsd);
-      return validate(xml, xsd, limits);
+      return validate(xml, xsd, limits, phase === undefined ? {} : { phase });
     },
     format: ({ xml, indent, emptyElements }) => {
       makeRoomFor(xml);

@@ -1,8 +1,12 @@
 import { EngineError } from '../errors.js';
 import { localName, namespaceOf } from '../libxml2/tree.js';
+import { ISO_SCHEMATRON_NAMESPACE, SCHEMATRON_1_5_NAMESPACE } from './schematron/schema-tree.js';
 
-/** The schema languages `xml_validate` reads (docs/adr/0038-relax-ng-and-dtd-in-the-xsd-argument.md). */
-export type SchemaLanguage = 'xsd' | 'relaxng' | 'dtd';
+/**
+ * The schema languages `xml_validate` reads (docs/adr/0038-relax-ng-and-dtd-in-the-xsd-argument.md,
+ * docs/adr/0053-schematron-on-the-servers-own-engines.md).
+ */
+export type SchemaLanguage = 'xsd' | 'relaxng' | 'dtd' | 'schematron';
 
 export const XSD_NAMESPACE = 'http://www.w3.org/2001/XMLSchema';
 export const RELAX_NG_NAMESPACE = 'http://relaxng.org/ns/structure/1.0';
@@ -93,15 +97,17 @@ export function refuseCompactSyntax(bytes: Uint8Array): void {
 
 /**
  * The language of a schema sent as a document, from its root element: any element in RELAX NG's
- * namespace (`grammar`, or a single pattern such as `element`) is RELAX NG, `xs:schema` is XSD.
+ * namespace (`grammar`, or a single pattern such as `element`) is RELAX NG, `xs:schema` is XSD,
+ * an element in ISO Schematron's namespace (or Schematron 1.5's) is Schematron.
  */
 export function languageOfRoot(root: number): SchemaLanguage {
   const uri = namespaceOf(root)?.uri;
   if (uri === RELAX_NG_NAMESPACE) return 'relaxng';
   if (uri === XSD_NAMESPACE) return 'xsd';
+  if (uri === ISO_SCHEMATRON_NAMESPACE || uri === SCHEMATRON_1_5_NAMESPACE) return 'schematron';
   const name = `${uri ? `{${uri}}` : ''}${localName(root)}`;
   throw new EngineError({
     code: 'invalid-schema',
-    message: `The \`xsd\` argument's root element is \`${name}\`, which is no schema language read here. Pass an XML Schema (root \`xs:schema\` in ${XSD_NAMESPACE}), a RELAX NG schema in its XML syntax (root in ${RELAX_NG_NAMESPACE}) or a DTD's declarations (\`<!ELEMENT …>\`).`,
+    message: `The \`xsd\` argument's root element is \`${name}\`, which is no schema language read here. Pass an XML Schema (root \`xs:schema\` in ${XSD_NAMESPACE}), a RELAX NG schema in its XML syntax (root in ${RELAX_NG_NAMESPACE}), an ISO Schematron schema (root \`schema\` in ${ISO_SCHEMATRON_NAMESPACE}) or a DTD's declarations (\`<!ELEMENT …>\`).`,
   });
 }

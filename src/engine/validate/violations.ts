@@ -72,7 +72,7 @@ function collect(collection: Collection, violation: RawViolation, pathOf: (node:
  * At most MAX_VIOLATION_TEXT_CHARS UTF-16 units, the last of them `…` when cut (never half a
  * surrogate pair), so a reader knows the quoted value goes on.
  */
-function cut(text: string): string {
+export function cut(text: string): string {
   if (text.length <= MAX_VIOLATION_TEXT_CHARS) return text;
   let end = MAX_VIOLATION_TEXT_CHARS - 1;
   const code = text.charCodeAt(end - 1);

@@ -1,0 +1,135 @@
+import type { XmlDocument } from 'libxml2-wasm';
+import { EngineError } from '../../errors.js';
+import type { NodeRef } from '../../libxml2/tree.js';
+import { compiledExpressions, evaluateXPath31Plain, type PlainItem } from '../../libxml2/xpath31-view.js';
+import { xpath31View } from '../../query/xpath31.js';
+import { forgetPatterns } from '../../query/xsd-regex.js';
+import { type Evaluator, selectionOf, withCurrent } from './evaluator.js';
+import type { Let, Rule } from './model.js';
+
+/*
+ * queryBinding xslt2, xslt3, xpath2, xpath3, xpath31: fontoxpath over the same parse through the
+ * DOM view of ADR 0033. A rule is one evaluation for all its context nodes: its lets and tests
+ * inlined as XPath `let` clauses, the nodes passed in as `$oxml-nodes`. Compiling is most of the
+ * work (the EN 16931 rules: ~3 s to compile, ~0.3 s to run on an invoice), so a worker keeps the
+ * compiled rules of the last schema it ran, and only those (ADR 0053).
+ */
+
+/** The schema whose compiled rules fontoxpath's cache holds on this worker. */
+let compiledFor: string | undefined;
+
+/** Compiled expressions kept at most, whatever the schema: one schema of 50,000 checks fits. */
+const MAX_KEPT_EXPRESSIONS = 5_000;
+
+/** Empties fontoxpath's cache unless it holds `schemaKey`'s expressions, within the bound. */
+function keepOnly(schemaKey: string): void {
+  const cache = compiledExpressions();
+  if (cache === undefined) return;
+  if (compiledFor !== schemaKey || cache.size > MAX_KEPT_EXPRESSIONS) cache.clear();
+  compiledFor = schemaKey;
+}
+
+const CURRENT = '$oxml-current';
+
+function withLets(lets: readonly Let[], body: string): string {
+  return lets.reduceRight((inner, { name, value }) => `let $${name} := (${value}\n) return ${inner}`, body);
+}
+
+export function xpath31Evaluator(
+  doc: XmlDocument,
+  namespaces: Record<string, string>,
+  schemaKey: string,
+): Evaluator {
+  keepOnly(schemaKey);
+  const view = xpath31View(doc);
+  const evaluate = (expression: string, nodes: readonly NodeRef[], what: () => string): PlainItem[] => {
+    try {
+      return evaluateXPath31Plain(view, expression, namespaces, { 'oxml-nodes': nodes }, true);
+    } catch (error) {
+      if (!(error instanceof Error) || error instanceof RangeError) throw error;
+      throw new EngineError({
+        code: 'xpath-failed',
+        message: `${what()} could not be evaluated as XPath 3.1: ${error.message.replace(/\s+/g, ' ').trim().slice(0, 400)}`,
+      });
+    } finally {
+      forgetPatterns();
+    }
+  };
+  const perNode = (rule: Rule, lets: readonly Let[], body: string) =>
+    withLets(
+      lets,
+      `$oxml-nodes?* ! (let ${CURRENT} := . return ${withLets(
+        rule.lets.map((item) => ({ ...item, value: withCurrent(item.value, CURRENT) })),
+        body,
+      )})`,
+    );
+  return {
+    contexts(rules, lets) {
+      const selections = rules.map((rule) => `(${selectionOf(rule.context)}\n), 0`);
+      const items = evaluate(
+        withLets(lets, `(${selections.join(', ')})`),
+        [],
+        () => 'A rule context of the pattern',
+      );
+      const groups: NodeRef[][] = [[]];
+      for (const item of items) {
+        if (typeof item === 'object') groups[groups.length - 1]?.push(item.node);
+        else if (item === 0) groups.push([]);
+        else {
+          throw new EngineError({
+            code: 'xpath-failed',
+            message: `A rule context of the pattern selects values, not nodes: a context must match nodes (\`${rules.map((rule) => rule.context).join('`, `')}\`).`,
+          });
+        }
+      }
+      return groups.slice(0, rules.length);
+    },
+    fires(rule, nodes, lets) {
+      if (rule.checks.length === 0 || nodes.length === 0) return [];
+      const tests = rule.checks.map((check) => `boolean((${withCurrent(check.test, CURRENT)}\n))`);
+      const items = evaluate(perNode(rule, lets, `(${tests.join(', ')})`), nodes, () => {
+        // Which check failed, so the sentence names it: each alone, on the same nodes.
+        for (const check of rule.checks) {
+          try {
+            evaluateXPath31Plain(
+              view,
+              perNode(rule, lets, `boolean((${withCurrent(check.test, CURRENT)}\n))`),
+              namespaces,
+              {
+                'oxml-nodes': nodes,
+              },
+            );
+          } catch {
+            return `The ${check.kind}${check.id ? ` "${check.id}"` : ''} \`${check.test}\` (rule \`${rule.context}\`, line ${rule.line})`;
+          }
+        }
+        return `The rule \`${rule.context}\` (line ${rule.line})`;
+      });
+      return rule.checks.length === 0
+        ? []
+        : items.map((value, index) => {
+            const check = rule.checks[index % rule.checks.length];
+            return check?.kind === 'assert' ? value === false : value === true;
+          });
+    },
+    message(rule, node, parts, lets) {
+      const expressions = parts.flatMap((part) =>
+        typeof part === 'string'
+          ? []
+          : 'select' in part
+            ? [`string-join((${withCurrent(part.select, CURRENT)}\n) ! string(.), ' ')`]
+            : [`name(${part.namePath === null ? '.' : withCurrent(part.namePath, CURRENT)})`],
+      );
+      const values =
+        expressions.length === 0
+          ? []
+          : evaluate(
+              perNode(rule, lets, `(${expressions.join(', ')})`),
+              [node],
+              () => `A message of the rule \`${rule.context}\` (line ${rule.line})`,
+            );
+      let next = 0;
+      return parts.map((part) => (typeof part === 'string' ? part : String(values[next++] ?? ''))).join('');
+    },
+  };
+}
