@@ -7,7 +7,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { type ByteTexts, decodedText } from './byte-texts.js';
-import { callerLine, type EnginePool } from './engine/runtime/pool.js';
+import type { EnginePool } from './engine/runtime/pool.js';
+import { callerLine } from './engine/runtime/waiting-ledger.js';
 import { clarifyInvalidParams } from './invalid-params.js';
 import { resolveDocuments } from './tools/document-handles.js';
 import type { DocumentStore } from './tools/document-store.js';

@@ -11,7 +11,7 @@ import { EngineError } from '../errors.js';
 import { cancelled, EngineWorker, type Job } from './engine-worker.js';
 import { FairQueue } from './fair-queue.js';
 import type { EngineLimits, OperationName, Operations } from './operations.js';
-import { type Holding, type Refusal, WaitingLedger } from './waiting-ledger.js';
+import { callerLine, type Holding, type Refusal, WaitingLedger } from './waiting-ledger.js';
 
 export interface PoolOptions {
   /** Workers running engine calls at once; defaults to the number of cores. */
@@ -314,12 +314,6 @@ function transferables(args: unknown): ArrayBuffer[] {
   }
   return buffers;
 }
-
-/**
- * The fair line of an authenticated caller (docs/adr/0054): every session and stateless request
- * of one subject waits in it, so its share is the caller's, not a session's.
- */
-export const callerLine = (subject: string): string => `caller ${subject}`;
 
 function busy(refusal: Refusal, line: string): EngineError {
   const what =

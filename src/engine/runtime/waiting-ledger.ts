@@ -28,6 +28,12 @@ export interface LedgerLimits {
 export const CLIENT_SHARE = 1 / 4;
 
 /** A refusal: the calls or bytes already waiting, and whether they are the asking client's share. */
+/**
+ * The fair line of an authenticated caller (docs/adr/0054): every session and stateless request
+ * of one subject waits in it, so its share is the caller's, not a session's.
+ */
+export const callerLine = (subject: string): string => `caller ${subject}`;
+
 export type Refusal = { calls: number; client: boolean } | { bytes: number; client: boolean };
 
 export class WaitingLedger {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineError } from '../../../src/engine/errors.js';
-import { callerLine, EnginePool } from '../../../src/engine/runtime/pool.js';
+import { EnginePool } from '../../../src/engine/runtime/pool.js';
+import { callerLine } from '../../../src/engine/runtime/waiting-ledger.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 let pool: EnginePool;
