@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { compiledExpressions } from '../../../src/engine/libxml2/xpath31-view.js';
 import { validate } from '../../../src/engine/validate/validate.js';
 import { engineError } from '../engine-error.js';
 
@@ -204,5 +205,33 @@ describe('Schematron refusals', () => {
     const error = engineError(() => validate('<a/>', schema(rules)));
     expect(error.code).toBe('limit-exceeded');
     expect(error.message).toMatch(/more than 50,000 elements/);
+  });
+});
+
+describe('XPath 3.1 rules kept compiled on a worker (ADR 0053), within what other calls can afford (ADR 0048)', () => {
+  const keptChars = () =>
+    [...(compiledExpressions()?.keys() ?? [])].reduce<number>(
+      (sum, key) => sum + (typeof key === 'string' ? key.length : 0),
+      0,
+    );
+
+  it("keeps a schema's compiled rules for its next call", () => {
+    const rules = schema(ORDER_RULES, 'xslt2');
+    validate(ORDER, rules);
+    const kept = compiledExpressions()?.size ?? 0;
+    expect(kept).toBeGreaterThan(0);
+    validate(ORDER, rules);
+    expect(compiledExpressions()?.size).toBe(kept);
+  });
+
+  it('lets go of compiled rules past 400,000 characters, however many there are', () => {
+    // 300 rules of ~2,000 characters each: 600,000 characters, well under the 5,000 expressions.
+    const long = (i: number) => `${i} = ${i}${' and true()'.repeat(180)}`;
+    const rules = Array.from(
+      { length: 300 },
+      (_, i) => `<pattern><rule context="a"><assert id="L${i}" test="${long(i)}">m</assert></rule></pattern>`,
+    ).join('');
+    expect(validate('<a/>', schema(rules, 'xslt2'))).toMatchObject({ valid: true });
+    expect(keptChars()).toBeLessThanOrEqual(400_000 + 10_000);
   });
 });

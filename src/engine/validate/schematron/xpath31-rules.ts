@@ -20,13 +20,38 @@ let compiledFor: string | undefined;
 
 /** Compiled expressions kept at most, whatever the schema: one schema of 50,000 checks fits. */
 const MAX_KEPT_EXPRESSIONS = 5_000;
+/**
+ * Characters of compiled expressions kept at most. What fontoxpath keeps of an expression grows
+ * with its length (ADR 0048 measured ~540 KiB for 1,900 characters), and what a worker keeps
+ * costs the calls of every session it runs next: about three times the EN 16931 rules' 138,000.
+ * A schema past it is compiled again on each call, as before ADR 0053.
+ */
+const MAX_KEPT_CHARS = 400_000;
+/** Characters of the expressions compiled into the cache since it was last emptied. */
+let keptChars = 0;
 
-/** Empties fontoxpath's cache unless it holds `schemaKey`'s expressions, within the bound. */
+/** Empties fontoxpath's cache unless it holds `schemaKey`'s expressions, within the bounds. */
 function keepOnly(schemaKey: string): void {
   const cache = compiledExpressions();
   if (cache === undefined) return;
-  if (compiledFor !== schemaKey || cache.size > MAX_KEPT_EXPRESSIONS) cache.clear();
+  if (compiledFor !== schemaKey || overBounds(cache)) forgetCompiled(cache);
   compiledFor = schemaKey;
+}
+
+/** Counts an expression the cache took in this evaluation; empties the cache past a bound. */
+function counted(expression: string, sizeBefore: number): void {
+  const cache = compiledExpressions();
+  if (cache === undefined || cache.size === sizeBefore) return;
+  keptChars += expression.length;
+  if (overBounds(cache)) forgetCompiled(cache);
+}
+
+const overBounds = (cache: Map<unknown, unknown>) =>
+  cache.size > MAX_KEPT_EXPRESSIONS || keptChars > MAX_KEPT_CHARS;
+
+function forgetCompiled(cache: Map<unknown, unknown>): void {
+  cache.clear();
+  keptChars = 0;
 }
 
 const CURRENT = '$oxml-current';
@@ -43,6 +68,7 @@ export function xpath31Evaluator(
   keepOnly(schemaKey);
   const view = xpath31View(doc);
   const evaluate = (expression: string, nodes: readonly NodeRef[], what: () => string): PlainItem[] => {
+    const sizeBefore = compiledExpressions()?.size ?? 0;
     try {
       return evaluateXPath31Plain(view, expression, namespaces, { 'oxml-nodes': nodes }, true);
     } catch (error) {
@@ -53,6 +79,7 @@ export function xpath31Evaluator(
       });
     } finally {
       forgetPatterns();
+      counted(expression, sizeBefore);
     }
   };
   const perNode = (rule: Rule, lets: readonly Let[], body: string) =>
