@@ -16,6 +16,8 @@ import { heapWords } from './memory.js';
 import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
 import type { DocumentRef, NodeRef } from './tree.js';
 import { decodeUtf8 } from './utf8.js';
+import { planPaths, SELECTED_NAMESPACE } from './xpath31-paths.js';
+import { selectPaths } from './xpath31-selected.js';
 
 const ELEMENT = 1;
 const ATTRIBUTE = 2;
@@ -452,6 +454,13 @@ export interface Xpath31Options {
   language?: 'xpath' | 'xquery';
   /** Items read out at most (the first ones); `count` and `nodes` still cover them all. */
   limit?: number;
+  /**
+   * Whether absolute paths XPath 1.0 can say are selected by libxml2 (xpath31-paths.ts, ADR
+   * 0055); default true. False evaluates every step in fontoxpath, as before.
+   */
+  selectPaths?: boolean;
+  /** libxml2's step budget for each path it selects. */
+  opLimit?: number;
 }
 
 /** An expression's result: how many items, whether all are nodes, and the first `limit` of them. */
@@ -567,6 +576,39 @@ export function evaluateXPath31Counted(
   options: Xpath31Options = {},
 ): Xpath31Answer {
   const view = options.view ?? new Xpath31View(doc);
+  const plan = options.selectPaths === false ? null : planPaths(expression, namespaces);
+  const selections = plan && selectPaths(view, plan, namespaces, options.opLimit);
+  if (plan && selections) {
+    selected = selections;
+    try {
+      return evaluateCounted(view, plan.expression, namespaces, options);
+    } catch {
+      // Evaluated as written below: its error is the one to tell, in the user's own terms.
+    } finally {
+      selected = [];
+    }
+  }
+  return evaluateCounted(view, expression, namespaces, options);
+}
+
+/**
+ * The nodes libxml2 selected for the paths of the expression being evaluated, for
+ * `Q{SELECTED_NAMESPACE}selected(n)`; empty between calls, so no call's nodes outlive it.
+ */
+let selected: readonly LxNode[][] = [];
+registerCustomXPathFunction(
+  { namespaceURI: SELECTED_NAMESPACE, localName: 'selected' },
+  ['xs:integer'],
+  'node()*',
+  (_, number: number) => selected[number - 1] ?? [],
+);
+
+function evaluateCounted(
+  view: Xpath31View,
+  expression: string,
+  namespaces: Record<string, string>,
+  options: Xpath31Options,
+): Xpath31Answer {
   view.refresh();
   const bound = new Map(Object.entries(namespaces));
   const fontoOptions: Options = {
