@@ -51,16 +51,8 @@ export function evaluateXPath<T>(
   read: (value: XPathValue) => T,
   cost?: XPathCost,
 ): T | XPathFailure {
-  const context = xmlXPathNewContext(doc);
-  try {
-    for (const [prefix, uri] of Object.entries(namespaces)) {
-      if (prefix !== 'xml') xmlXPathRegisterNs(context, prefix, uri);
-    }
-    xmlXPathSetContextNode(doc, context);
+  return withCompiled<T | XPathFailure>(doc, expression, namespaces, (context, compiled) => {
     const budgeted = applyOperationBudget(context, doc, opLimit);
-    xmlResetLastError();
-    const compiled = xmlXPathCtxtCompile(context, expression);
-    if (compiled === 0) return { failed: 'compile', ...lastError() };
     try {
       const object = xmlXPathCompiledEval(compiled, context);
       if (cost) cost.operations = budgeted ? (readI32(context + OP_COUNT_OFFSET) ?? 0) : 0;
@@ -73,6 +65,41 @@ export function evaluateXPath<T>(
     } finally {
       xmlXPathFreeCompExpr(compiled);
     }
+  });
+}
+
+/** Why libxml2 cannot compile the expression as XPath 1.0, or null when it can (nothing is evaluated). */
+export function compileFailure(
+  doc: DocumentRef,
+  expression: string,
+  namespaces: Record<string, string>,
+): XPathFailure | null {
+  return withCompiled(doc, expression, namespaces, (_, compiled) => {
+    xmlXPathFreeCompExpr(compiled);
+    return null;
+  });
+}
+
+/**
+ * Compiles the expression in a context of its own (the document node as context node, the
+ * prefixes bound), and runs `use` on it; `use` frees the compiled expression.
+ */
+function withCompiled<T>(
+  doc: DocumentRef,
+  expression: string,
+  namespaces: Record<string, string>,
+  use: (context: number, compiled: number) => T,
+): T | XPathFailure {
+  const context = xmlXPathNewContext(doc);
+  try {
+    for (const [prefix, uri] of Object.entries(namespaces)) {
+      if (prefix !== 'xml') xmlXPathRegisterNs(context, prefix, uri);
+    }
+    xmlXPathSetContextNode(doc, context);
+    xmlResetLastError();
+    const compiled = xmlXPathCtxtCompile(context, expression);
+    if (compiled === 0) return { failed: 'compile', ...lastError() };
+    return use(context, compiled);
   } finally {
     xmlXPathFreeContext(context);
   }

@@ -111,7 +111,17 @@ export function planPaths(expression: string, namespaces: Record<string, string>
       number = paths.size + 1;
       paths.set(found.path, { number, path: found.path, guards: found.guards });
     }
-    pieces.push(expression.slice(copied, token.start), `(Q{${SELECTED_NAMESPACE}}selected(${number}))`);
+    const left = comparedNodes(tokens, index, found.last);
+    if (left === null) {
+      pieces.push(expression.slice(copied, token.start), `(Q{${SELECTED_NAMESPACE}}selected(${number}))`);
+    } else {
+      const start = (tokens[left] as Token).start;
+      const operand = expression.slice(start, (tokens[index - 2] as Token).end);
+      pieces.push(
+        expression.slice(copied, start),
+        `Q{${SELECTED_NAMESPACE}}equals-any((${operand}) ! string(.), ${number})`,
+      );
+    }
     copied = (tokens[found.last] as Token).end;
     index = found.last;
   }
@@ -121,6 +131,48 @@ export function planPaths(expression: string, namespaces: Record<string, string>
     expression: pieces.join(''),
     paths: [...paths.values()].map(({ path, guards }) => ({ path, guards })),
   };
+}
+
+/**
+ * `[L = //path]`: a step's predicate comparing nodes `L` (`.`, `@a`, `a/b`: nodes, since the
+ * context is the step's node) with the nodes libxml2 selects. Both sides are untyped, so XPath
+ * 3.1 compares their texts; `equals-any` looks each of L's up in the set of the selection's
+ * texts, built once per call, where fontoxpath compared every pair for every context node. The
+ * index of L's first token, or null for any other comparison.
+ */
+function comparedNodes(tokens: Token[], pathStart: number, pathLast: number): number | null {
+  const after = tokens[pathLast + 1];
+  const ends =
+    isSymbol(after, ']') ||
+    (after?.kind === 'name' && after.prefix === null && ['and', 'or'].includes(after.local));
+  if (!ends || !isSymbol(tokens[pathStart - 1], '=')) return null;
+  let start = pathStart - 1;
+  while (start > 0) {
+    const token = tokens[start - 1] as Token;
+    const inOperand =
+      (token.kind === 'name' && token.before !== '(' && !['and', 'or'].includes(token.local)) ||
+      (token.kind === 'symbol' && ['@', '/', '//', '.'].includes(token.text));
+    if (!inOperand) break;
+    start--;
+  }
+  if (start === pathStart - 1 || isSlash(tokens[start]) || isSlash(tokens[pathStart - 2])) return null;
+  // The `[` must open a predicate of a step (after its name test or an earlier predicate).
+  let open = start - 1;
+  if (!isSymbol(tokens[open], '[')) return null;
+  for (;;) {
+    const before = tokens[open - 1];
+    if (before?.kind === 'name') return start;
+    if (!isSymbol(before, ']')) return null;
+    let depth = 0;
+    let at = open - 1;
+    for (; at >= 0; at--) {
+      const token = tokens[at] as Token;
+      if (isSymbol(token, ']')) depth++;
+      else if (isSymbol(token, '[') && --depth === 0) break;
+    }
+    if (at < 0) return null;
+    open = at;
+  }
 }
 
 function isSlash(token: Token | undefined): boolean {
@@ -184,7 +236,7 @@ class PathReader {
         if (!this.#safePredicate(end + 2, close, prefix, stepGuards)) {
           // A predicate that does not depend on the position filters the selection as it would
           // the step's nodes, parent by parent; any other ends the path before its step.
-          return this.#positionFree(end + 2, close)
+          return this.#positionFreeFrom(end + 1)
             ? { path: this.#text(first, end), last: end, guards: [...guards] }
             : found;
         }
@@ -195,6 +247,16 @@ class PathReader {
       at = end + 1;
     }
     return found;
+  }
+
+  /** Whether the predicates from the `[` at `open` to the step's last are all position-free. */
+  #positionFreeFrom(open: number): boolean {
+    for (let at = open; isSymbol(this.#tokens[at], '['); ) {
+      const close = this.#closing(at);
+      if (close === null || !this.#positionFree(at + 1, close)) return false;
+      at = close + 1;
+    }
+    return true;
   }
 
   /**

@@ -14,7 +14,7 @@ import * as fontoxpathModule from 'fontoxpath';
 import { XmlNsStruct, xmlNodeGetContent } from 'libxml2-wasm/lib/libxml2.mjs';
 import { heapWords } from './memory.js';
 import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
-import type { DocumentRef, NodeRef } from './tree.js';
+import { type DocumentRef, type NodeRef, stringValue } from './tree.js';
 import { decodeUtf8 } from './utf8.js';
 import { planPaths, SELECTED_NAMESPACE } from './xpath31-paths.js';
 import { selectPaths } from './xpath31-selected.js';
@@ -586,6 +586,7 @@ export function evaluateXPath31Counted(
       // Evaluated as written below: its error is the one to tell, in the user's own terms.
     } finally {
       selected = [];
+      selectedTexts = [];
     }
   }
   return evaluateCounted(view, expression, namespaces, options);
@@ -601,6 +602,26 @@ registerCustomXPathFunction(
   ['xs:integer'],
   'node()*',
   (_, number: number) => selected[number - 1] ?? [],
+);
+/** Each selection's texts, made when `equals-any` first asks (xpath31-paths.ts). */
+let selectedTexts: Array<Set<string> | undefined> = [];
+registerCustomXPathFunction(
+  { namespaceURI: SELECTED_NAMESPACE, localName: 'equals-any' },
+  ['xs:string*', 'xs:integer'],
+  'xs:boolean',
+  (_, values: string[], number: number) => {
+    let texts = selectedTexts[number - 1];
+    if (texts === undefined) {
+      const nodes = selected[number - 1] ?? [];
+      texts = new Set(
+        nodes.map((node) => (node.nodeType === ATTRIBUTE ? node.value : stringValue(node.ptr))),
+      );
+      // stringValue allocates in libxml2's heap, which may move the memory the view reads.
+      for (const node of nodes.slice(0, 1)) node.view.refresh();
+      selectedTexts[number - 1] = texts;
+    }
+    return values.some((value) => texts.has(value));
+  },
 );
 
 function evaluateCounted(
