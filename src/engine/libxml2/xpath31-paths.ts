@@ -112,6 +112,17 @@ export function planPaths(expression: string, namespaces: Record<string, string>
       paths.set(found.path, { number, path: found.path, guards: found.guards });
     }
     const left = comparedNodes(tokens, index, found.last);
+    const keyed = left === null ? attributeEqualsVariable(tokens, found.last + 1) : null;
+    if (keyed !== null) {
+      const variable = expression.slice((keyed.variable as Token).start, (keyed.variable as Token).end);
+      pieces.push(
+        expression.slice(copied, token.start),
+        `Q{${SELECTED_NAMESPACE}}where(${number}, '${keyed.name}', ${variable})`,
+      );
+      copied = (tokens[keyed.last] as Token).end;
+      index = keyed.last;
+      continue;
+    }
     if (left === null) {
       pieces.push(expression.slice(copied, token.start), `(Q{${SELECTED_NAMESPACE}}selected(${number}))`);
     } else {
@@ -173,6 +184,34 @@ function comparedNodes(tokens: Token[], pathStart: number, pathLast: number): nu
     if (at < 0) return null;
     open = at;
   }
+}
+
+/**
+ * `[@name = $v]` (or `[$v = @name]`) right after a selected path, `name` in no namespace: the
+ * grouping idiom's `count(//r[@k = $k])`. `where` answers it from an index of the selection by
+ * that attribute, built once per call, where fontoxpath tested every node for every key. Only
+ * for text keys: `where` hands anything else back to evaluation as written.
+ */
+function attributeEqualsVariable(
+  tokens: Token[],
+  open: number,
+): { name: string; variable: Token; last: number } | null {
+  if (!isSymbol(tokens[open], '[') || !isSymbol(tokens[open + 5], ']')) return null;
+  const [first, second, third, fourth] = tokens.slice(open + 1, open + 5);
+  const attribute = (at: Token | undefined, name: Token | undefined) =>
+    isSymbol(at, '@') && name?.kind === 'name' && name.prefix === null && name.local !== '*'
+      ? name.local
+      : null;
+  if (!isSymbol(third, '=') && !isSymbol(second, '=')) return null;
+  if (isSymbol(third, '=') && fourth?.kind === 'variable') {
+    const name = attribute(first, second);
+    return name === null ? null : { name, variable: fourth, last: open + 5 };
+  }
+  if (isSymbol(second, '=') && first?.kind === 'variable') {
+    const name = attribute(third, fourth);
+    return name === null ? null : { name, variable: first, last: open + 5 };
+  }
+  return null;
 }
 
 function isSlash(token: Token | undefined): boolean {

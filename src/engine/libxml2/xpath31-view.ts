@@ -587,6 +587,7 @@ export function evaluateXPath31Counted(
     } finally {
       selected = [];
       selectedTexts = [];
+      selectedIndexes = [];
     }
   }
   return evaluateCounted(view, expression, namespaces, options);
@@ -602,6 +603,37 @@ registerCustomXPathFunction(
   ['xs:integer'],
   'node()*',
   (_, number: number) => selected[number - 1] ?? [],
+);
+/** Each selection's nodes by the text of one attribute, made when `where` first asks. */
+let selectedIndexes: Array<Map<string, Map<string, LxNode[]>> | undefined> = [];
+registerCustomXPathFunction(
+  { namespaceURI: SELECTED_NAMESPACE, localName: 'where' },
+  ['xs:integer', 'xs:string', 'xs:anyAtomicType*'],
+  'node()*',
+  (_, number: number, name: string, keys: unknown[]) => {
+    // A number, date or boolean compares as its type: fontoxpath's own test decides that.
+    if (!keys.every((key) => typeof key === 'string')) throw new Error('where: a key that is not text');
+    const byName = selectedIndexes[number - 1] ?? new Map<string, Map<string, LxNode[]>>();
+    selectedIndexes[number - 1] = byName;
+    let index = byName.get(name);
+    if (index === undefined) {
+      index = new Map<string, LxNode[]>();
+      for (const node of selected[number - 1] ?? []) {
+        const value = node.view.getAttribute(node, name);
+        if (value === null) continue;
+        const nodes = index.get(value);
+        if (nodes === undefined) index.set(value, [node]);
+        else nodes.push(node);
+      }
+      byName.set(name, index);
+    }
+    if (keys.length === 1) return index.get(keys[0] as string) ?? [];
+    // Several keys: the nodes any of them selects, still in document order.
+    const wanted = new Set(keys as string[]);
+    return (selected[number - 1] ?? []).filter((node) =>
+      wanted.has(node.view.getAttribute(node, name) ?? ''),
+    );
+  },
 );
 /** Each selection's texts, made when `equals-any` first asks (xpath31-paths.ts). */
 let selectedTexts: Array<Set<string> | undefined> = [];

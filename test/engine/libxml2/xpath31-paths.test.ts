@@ -33,7 +33,8 @@ describe('planPaths: which paths libxml2 selects', () => {
       NS,
     );
     expect(plan?.paths.map(({ path }) => path)).toEqual(['//r/@k', '//r']);
-    expect(plan?.expression).toContain('count((Q{urn:oxml-mcp:xpath31-selected}selected(2))[@k = $k])');
+    // `[@k = $k]` on a selection: answered from an index of it by @k.
+    expect(plan?.expression).toContain("count(Q{urn:oxml-mcp:xpath31-selected}where(2, 'k', $k))");
     expect(plan?.expression).toContain('+ count((Q{urn:oxml-mcp:xpath31-selected}selected(1)))');
   });
 
@@ -135,6 +136,8 @@ describe('evaluateXPath31Counted with paths selected by libxml2', () => {
 
   const shown = (items: Xpath31Item[]) =>
     items.map((item) => (item.kind === 'node' ? `node ${stringValue(item.node)}` : JSON.stringify(item)));
+  const shownTexts = (items: string[] | undefined) =>
+    (items ?? []).map((item) => (JSON.parse(item) as { text: string }).text);
   const both = (source: XmlDocument, expression: string) => {
     const run = (selectPaths: boolean) => {
       const view = new Xpath31View(documentPointer(source));
@@ -163,11 +166,20 @@ describe('evaluateXPath31Counted with paths selected by libxml2', () => {
       "//r[@k = //item/@type or price = //r[@n = '3']/price]/@n ! string()",
       '//r[@k = //r/@k][2]/@n ! string()',
       'let $n := //r/@n return (1, 3, "a")[. = $n]',
+      "let $keys := ('c', 'a') return //r[@k = $keys]/@n ! string()",
+      'for $k in //g/item/@type return count(//r[$k = @k]) + count(//g/item[@type = $k])',
     ]) {
       const { selected, walked } = both(doc, expression);
       expect(selected.answer, expression).toEqual(walked.answer);
       expect(selected.wrappers, expression).toBeLessThan(walked.wrappers);
     }
+  });
+
+  it('compares a number key as a number: `where` hands it back to evaluation as written', () => {
+    // @n="04" equals 4 as a number, not as text.
+    const { selected, walked } = both(doc, 'for $n in (1, 3, 4) return count(//r[@n = $n])');
+    expect(selected.answer?.items).toEqual(walked.answer?.items);
+    expect(shownTexts(selected.answer?.items)).toEqual(['1', '1', '1']);
   });
 
   it('evaluates as written when a compared value is not a number to libxml2, and fails as 3.1 fails', () => {
