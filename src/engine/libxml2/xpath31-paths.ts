@@ -111,6 +111,16 @@ export function planPaths(expression: string, namespaces: Record<string, string>
       number = paths.size + 1;
       paths.set(found.path, { number, path: found.path, guards: found.guards });
     }
+    if (isDistinctValuesOf(tokens, index, found.last)) {
+      // distinct-values(path): the first node of each text, atomized (xs:untypedAtomic, by text).
+      pieces.push(
+        expression.slice(copied, (tokens[index - 2] as Token).start),
+        `data(Q{${SELECTED_NAMESPACE}}first-of-each(${number}))`,
+      );
+      copied = (tokens[found.last + 1] as Token).end;
+      index = found.last + 1;
+      continue;
+    }
     const left = comparedNodes(tokens, index, found.last);
     const keyed = left === null ? attributeEqualsVariable(tokens, found.last + 1) : null;
     if (keyed !== null) {
@@ -184,6 +194,24 @@ function comparedNodes(tokens: Token[], pathStart: number, pathLast: number): nu
     if (at < 0) return null;
     open = at;
   }
+}
+
+/**
+ * `distinct-values(path)`, the path its only argument: its nodes' values are all
+ * xs:untypedAtomic, equal when their texts are, so the first node of each text, atomized, is the
+ * answer, in the same order; `first-of-each` finds them with a `Set`, where fontoxpath atomized
+ * and keyed every node.
+ */
+function isDistinctValuesOf(tokens: Token[], pathStart: number, pathLast: number): boolean {
+  const name = tokens[pathStart - 2];
+  return (
+    isSymbol(tokens[pathStart - 1], '(') &&
+    isSymbol(tokens[pathLast + 1], ')') &&
+    name?.kind === 'name' &&
+    (name.prefix === null || name.prefix === 'fn') &&
+    name.local === 'distinct-values' &&
+    name.before === '('
+  );
 }
 
 /**

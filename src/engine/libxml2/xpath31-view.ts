@@ -635,6 +635,29 @@ registerCustomXPathFunction(
     );
   },
 );
+registerCustomXPathFunction(
+  { namespaceURI: SELECTED_NAMESPACE, localName: 'first-of-each' },
+  ['xs:integer'],
+  'node()*',
+  (_, number: number) => {
+    const seen = new Set<string>();
+    const nodes = selected[number - 1] ?? [];
+    return nodes.filter((node) => {
+      const text = textOf(node);
+      if (seen.has(text)) return false;
+      seen.add(text);
+      return true;
+    });
+  },
+);
+/** A selected node's string-value (an attribute's read in place; an element's by libxml2). */
+function textOf(node: LxNode): string {
+  if (node.nodeType === ATTRIBUTE) return node.value;
+  const text = stringValue(node.ptr);
+  // stringValue allocates in libxml2's heap, which may move the memory the view reads.
+  node.view.refresh();
+  return text;
+}
 /** Each selection's texts, made when `equals-any` first asks (xpath31-paths.ts). */
 let selectedTexts: Array<Set<string> | undefined> = [];
 registerCustomXPathFunction(
@@ -644,12 +667,7 @@ registerCustomXPathFunction(
   (_, values: string[], number: number) => {
     let texts = selectedTexts[number - 1];
     if (texts === undefined) {
-      const nodes = selected[number - 1] ?? [];
-      texts = new Set(
-        nodes.map((node) => (node.nodeType === ATTRIBUTE ? node.value : stringValue(node.ptr))),
-      );
-      // stringValue allocates in libxml2's heap, which may move the memory the view reads.
-      for (const node of nodes.slice(0, 1)) node.view.refresh();
+      texts = new Set((selected[number - 1] ?? []).map(textOf));
       selectedTexts[number - 1] = texts;
     }
     return values.some((value) => texts.has(value));

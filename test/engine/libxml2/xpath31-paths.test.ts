@@ -83,6 +83,16 @@ describe('planPaths: which paths libxml2 selects', () => {
     expect(planPaths('//a[@t != //c/@id]', NS)?.expression).toContain('[@t != (Q{');
   });
 
+  it('answers distinct-values of a selected path from the first node of each text', () => {
+    expect(planPaths('count(distinct-values(//@xml:lang))', NS)?.expression).toBe(
+      'count(data(Q{urn:oxml-mcp:xpath31-selected}first-of-each(1)))',
+    );
+    // With a collation, or over more than the path, distinct-values stays fontoxpath's.
+    expect(planPaths("distinct-values(//a, 'c')", NS)?.expression).toBe(
+      "distinct-values((Q{urn:oxml-mcp:xpath31-selected}selected(1)), 'c')",
+    );
+  });
+
   it('leaves a step whose later predicate counts positions to XPath 3.1, whole', () => {
     expect(planPaths('//a[b/@t = //c/@id][1]', NS)?.paths.map(({ path }) => path)).toEqual(['//c/@id']);
     expect(paths("//a[@n > 'b'][2]")).toEqual([]);
@@ -167,6 +177,8 @@ describe('evaluateXPath31Counted with paths selected by libxml2', () => {
       '//r[@k = //r/@k][2]/@n ! string()',
       'let $n := //r/@n return (1, 3, "a")[. = $n]',
       "let $keys := ('c', 'a') return //r[@k = $keys]/@n ! string()",
+      'distinct-values(//r/@k), distinct-values(//price) ! (. instance of xs:untypedAtomic)',
+      'distinct-values(//r/price)[. > 8]',
       'for $k in //g/item/@type return count(//r[$k = @k]) + count(//g/item[@type = $k])',
     ]) {
       const { selected, walked } = both(doc, expression);
