@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
+import { registerFontoxpathPatches } from '../scripts/fontoxpath-hooks.js';
 import { captureWasmMemory } from '../src/engine/libxml2/memory.js';
 import {
   cpuMs,
@@ -40,6 +41,8 @@ import { bytes, median, ms, p90, ratio, signedMs, table } from './stats.js';
 // As the worker entry does: reach libxml2's memory before libxml2-wasm loads, so the in-process
 // engine runs with the same XPath operation budget as the server's workers.
 captureWasmMemory();
+// As the worker entry does under tsx: the engine's fontoxpath and xspattern patched (ADR 0034, 0050).
+registerFontoxpathPatches();
 const { query } = await import('../src/engine/query/query.js');
 const { check } = await import('../src/engine/check.js');
 const { inspect } = await import('../src/engine/inspect/inspect.js');

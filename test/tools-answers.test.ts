@@ -127,6 +127,39 @@ describe('XPath 2.0+ functions', () => {
     );
   });
 
+  it('answers paths libxml2 selects for XPath 3.1 as 3.1 does, in every output form (ADR 0055)', async () => {
+    const xml = `<c:catalog xmlns:c="urn:c"><c:r k="a"><p>10</p></c:r><c:r k="b"><p>60</p></c:r><c:r k="a"><p>70</p></c:r></c:catalog>`;
+    const namespaces = { c: 'urn:c' };
+    const grouped = await call('xml_query', {
+      xml,
+      namespaces,
+      xpath: "for $k in distinct-values(//c:r/@k) return $k || '=' || count(//c:r[@k = $k])",
+    });
+    expect(answer(grouped)).toMatchObject({ type: 'sequence', count: 2, values: ['a=2', 'b=1'] });
+    const top = await call('xml_query', {
+      xml,
+      namespaces,
+      xpath: '//c:r[p > 50] => reverse()',
+      output: 'paths',
+    });
+    expect(answer(top)).toMatchObject({
+      type: 'node-set',
+      count: 2,
+      values: ['/c:catalog/c:r[3]', '/c:catalog/c:r[2]'],
+      xpath_version: '3.1',
+    });
+    // A value XPath 1.0 reads as NaN: evaluated as written, and fails as XPath 3.1 does.
+    const odd = await call('xml_query', {
+      xml: '<d><r><p>10</p></r><r><p>n/a</p></r></d>',
+      xpath: 'count(//r[p > 5]) => xs:integer()',
+    });
+    expect(odd.isError).toBe(true);
+    expect(text(odd)).toMatch(
+      /^The expression `count\(\/\/r\[p > 5\]\) => xs:integer\(\)` could not be evaluated as XPath 3\.1: FORG0001/,
+    );
+    expect(text(odd)).not.toContain('oxml-mcp');
+  });
+
   it('says what to write instead of a function neither XPath here has', async () => {
     const result = await call('xml_query', {
       xml: '<r><p>3.14159</p></r>',

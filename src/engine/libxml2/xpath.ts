@@ -52,16 +52,8 @@ export function evaluateXPath<T>(
   cost?: XPathCost,
   contextNode: NodeRef = doc,
 ): T | XPathFailure {
-  const context = xmlXPathNewContext(doc);
-  try {
-    for (const [prefix, uri] of Object.entries(namespaces)) {
-      if (prefix !== 'xml') xmlXPathRegisterNs(context, prefix, uri);
-    }
-    xmlXPathSetContextNode(contextNode, context);
+  return withCompiled<T | XPathFailure>(doc, expression, namespaces, contextNode, (context, compiled) => {
     const budgeted = applyOperationBudget(context, doc, opLimit);
-    xmlResetLastError();
-    const compiled = xmlXPathCtxtCompile(context, expression);
-    if (compiled === 0) return { failed: 'compile', ...lastError() };
     try {
       const object = xmlXPathCompiledEval(compiled, context);
       if (cost) cost.operations = budgeted ? (readI32(context + OP_COUNT_OFFSET) ?? 0) : 0;
@@ -74,6 +66,42 @@ export function evaluateXPath<T>(
     } finally {
       xmlXPathFreeCompExpr(compiled);
     }
+  });
+}
+
+/** Why libxml2 cannot compile the expression as XPath 1.0, or null when it can (nothing is evaluated). */
+export function compileFailure(
+  doc: DocumentRef,
+  expression: string,
+  namespaces: Record<string, string>,
+): XPathFailure | null {
+  return withCompiled(doc, expression, namespaces, doc, (_, compiled) => {
+    xmlXPathFreeCompExpr(compiled);
+    return null;
+  });
+}
+
+/**
+ * Compiles the expression in a context of its own (`contextNode` as context node, the prefixes
+ * bound), and runs `use` on it; `use` frees the compiled expression.
+ */
+function withCompiled<T>(
+  doc: DocumentRef,
+  expression: string,
+  namespaces: Record<string, string>,
+  contextNode: NodeRef,
+  use: (context: number, compiled: number) => T,
+): T | XPathFailure {
+  const context = xmlXPathNewContext(doc);
+  try {
+    for (const [prefix, uri] of Object.entries(namespaces)) {
+      if (prefix !== 'xml') xmlXPathRegisterNs(context, prefix, uri);
+    }
+    xmlXPathSetContextNode(contextNode, context);
+    xmlResetLastError();
+    const compiled = xmlXPathCtxtCompile(context, expression);
+    if (compiled === 0) return { failed: 'compile', ...lastError() };
+    return use(context, compiled);
   } finally {
     xmlXPathFreeContext(context);
   }

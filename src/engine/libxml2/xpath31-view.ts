@@ -14,8 +14,10 @@ import * as fontoxpathModule from 'fontoxpath';
 import { XmlNsStruct, xmlNodeGetContent } from 'libxml2-wasm/lib/libxml2.mjs';
 import { heapWords } from './memory.js';
 import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
-import type { DocumentRef, NodeRef } from './tree.js';
+import { type DocumentRef, type NodeRef, stringValue } from './tree.js';
 import { decodeUtf8 } from './utf8.js';
+import { planPaths, SELECTED_NAMESPACE } from './xpath31-paths.js';
+import { selectPaths } from './xpath31-selected.js';
 
 const ELEMENT = 1;
 const ATTRIBUTE = 2;
@@ -452,6 +454,13 @@ export interface Xpath31Options {
   language?: 'xpath' | 'xquery';
   /** Items read out at most (the first ones); `count` and `nodes` still cover them all. */
   limit?: number;
+  /**
+   * Whether absolute paths XPath 1.0 can say are selected by libxml2 (xpath31-paths.ts, ADR
+   * 0055); default true. False evaluates every step in fontoxpath, as before.
+   */
+  selectPaths?: boolean;
+  /** libxml2's step budget for each path it selects. */
+  opLimit?: number;
 }
 
 /** An expression's result: how many items, whether all are nodes, and the first `limit` of them. */
@@ -567,6 +576,110 @@ export function evaluateXPath31Counted(
   options: Xpath31Options = {},
 ): Xpath31Answer {
   const view = options.view ?? new Xpath31View(doc);
+  const plan = options.selectPaths === false ? null : planPaths(expression, namespaces);
+  const selections = plan && selectPaths(view, plan, namespaces, options.opLimit);
+  if (plan && selections) {
+    selected = selections;
+    try {
+      return evaluateCounted(view, plan.expression, namespaces, options);
+    } catch {
+      // Evaluated as written below: its error is the one to tell, in the user's own terms.
+    } finally {
+      selected = [];
+      selectedTexts = [];
+      selectedIndexes = [];
+    }
+  }
+  return evaluateCounted(view, expression, namespaces, options);
+}
+
+/**
+ * The nodes libxml2 selected for the paths of the expression being evaluated, for
+ * `Q{SELECTED_NAMESPACE}selected(n)`; empty between calls, so no call's nodes outlive it.
+ */
+let selected: readonly LxNode[][] = [];
+registerCustomXPathFunction(
+  { namespaceURI: SELECTED_NAMESPACE, localName: 'selected' },
+  ['xs:integer'],
+  'node()*',
+  (_, number: number) => selected[number - 1] ?? [],
+);
+/** Each selection's nodes by the text of one attribute, made when `where` first asks. */
+let selectedIndexes: Array<Map<string, Map<string, LxNode[]>> | undefined> = [];
+registerCustomXPathFunction(
+  { namespaceURI: SELECTED_NAMESPACE, localName: 'where' },
+  ['xs:integer', 'xs:string', 'xs:anyAtomicType*'],
+  'node()*',
+  (_, number: number, name: string, keys: unknown[]) => {
+    // A number, date or boolean compares as its type: fontoxpath's own test decides that.
+    if (!keys.every((key) => typeof key === 'string')) throw new Error('where: a key that is not text');
+    const byName = selectedIndexes[number - 1] ?? new Map<string, Map<string, LxNode[]>>();
+    selectedIndexes[number - 1] = byName;
+    let index = byName.get(name);
+    if (index === undefined) {
+      index = new Map<string, LxNode[]>();
+      for (const node of selected[number - 1] ?? []) {
+        const value = node.view.getAttribute(node, name);
+        if (value === null) continue;
+        const nodes = index.get(value);
+        if (nodes === undefined) index.set(value, [node]);
+        else nodes.push(node);
+      }
+      byName.set(name, index);
+    }
+    if (keys.length === 1) return index.get(keys[0] as string) ?? [];
+    // Several keys: the nodes any of them selects, still in document order.
+    const wanted = new Set(keys as string[]);
+    return (selected[number - 1] ?? []).filter((node) =>
+      wanted.has(node.view.getAttribute(node, name) ?? ''),
+    );
+  },
+);
+registerCustomXPathFunction(
+  { namespaceURI: SELECTED_NAMESPACE, localName: 'first-of-each' },
+  ['xs:integer'],
+  'node()*',
+  (_, number: number) => {
+    const seen = new Set<string>();
+    const nodes = selected[number - 1] ?? [];
+    return nodes.filter((node) => {
+      const text = textOf(node);
+      if (seen.has(text)) return false;
+      seen.add(text);
+      return true;
+    });
+  },
+);
+/** A selected node's string-value (an attribute's read in place; an element's by libxml2). */
+function textOf(node: LxNode): string {
+  if (node.nodeType === ATTRIBUTE) return node.value;
+  const text = stringValue(node.ptr);
+  // stringValue allocates in libxml2's heap, which may move the memory the view reads.
+  node.view.refresh();
+  return text;
+}
+/** Each selection's texts, made when `equals-any` first asks (xpath31-paths.ts). */
+let selectedTexts: Array<Set<string> | undefined> = [];
+registerCustomXPathFunction(
+  { namespaceURI: SELECTED_NAMESPACE, localName: 'equals-any' },
+  ['xs:string*', 'xs:integer'],
+  'xs:boolean',
+  (_, values: string[], number: number) => {
+    let texts = selectedTexts[number - 1];
+    if (texts === undefined) {
+      texts = new Set((selected[number - 1] ?? []).map(textOf));
+      selectedTexts[number - 1] = texts;
+    }
+    return values.some((value) => texts.has(value));
+  },
+);
+
+function evaluateCounted(
+  view: Xpath31View,
+  expression: string,
+  namespaces: Record<string, string>,
+  options: Xpath31Options,
+): Xpath31Answer {
   view.refresh();
   const bound = new Map(Object.entries(namespaces));
   const fontoOptions: Options = {

@@ -9,6 +9,7 @@ import { EngineError, type EngineErrorCode } from '../errors.js';
 import { type DocumentRef, documentPointer, stringValue } from '../libxml2/tree.js';
 import { decodeUtf8 } from '../libxml2/utf8.js';
 import {
+  compileFailure,
   evaluateXPath,
   isXPathFailure,
   type XPathCost,
@@ -25,6 +26,7 @@ import type { OutputBudget, QueryOutput, QueryResult } from './result.js';
 import { markupWithinBudget, pathsWithinBudget, shownCost, withinBudget } from './within-budget.js';
 import { checkBindings, guardExpression, type Namespaces } from './xpath-guard.js';
 import { xpathNumberToString } from './xpath-number.js';
+import { tokenize } from './xpath-tokens.js';
 import { answerXPath31, looksLikeXPath31, mayBeXPath31, xpath31Error, xpath31View } from './xpath31.js';
 
 export type { OutputBudget, QueryOutput, QueryResult } from './result.js';
@@ -165,7 +167,10 @@ function answer(
 ): QueryResult {
   const asString = stringOfNumber(docPtr, expression, namespaces, reading);
   if (asString) return asString;
-  const result = evaluate10(docPtr, expression, namespaces, reading);
+  const result =
+    reading.view && callsWhatXPath10Lacks(expression)
+      ? (compileFailure(docPtr, expression, namespaces) ?? LACKED_FUNCTION)
+      : evaluate10(docPtr, expression, namespaces, reading);
   if (!isXPathFailure(result)) return result;
   if (!reading.view || !mayBeXPath31(result)) throw failureError(expression, result, reading.opLimit);
   try {
@@ -182,6 +187,59 @@ function answer(
     throw xpath31Error(expression, error, pointerAt);
   }
 }
+
+/**
+ * libxml2 evaluates a call's arguments before it finds the function missing, so an expression
+ * such as `count(distinct-values(//a/@b[. = //c/@d]))` ran its XPath 1.0 arguments, quadratic
+ * there, into the step budget before XPath 3.1 was asked (ADR 0055). One that libxml2 compiles
+ * and that calls a function it does not have goes to XPath 3.1 at once, with the failure
+ * libxml2 would have given; one it cannot compile keeps its compile error.
+ */
+function callsWhatXPath10Lacks(expression: string): boolean {
+  return tokenize(expression).some(
+    (token) => token.kind === 'function' && !XPATH10_FUNCTIONS.has(token.name),
+  );
+}
+const LACKED_FUNCTION: XPathFailure = {
+  failed: 'evaluate',
+  reason: 'Unregistered function',
+  position: undefined,
+};
+/** libxml2's XPath 1.0 functions (its `escape-uri` too) and node type tests, which read as calls. */
+const XPATH10_FUNCTIONS = new Set([
+  'last',
+  'position',
+  'count',
+  'id',
+  'local-name',
+  'namespace-uri',
+  'name',
+  'string',
+  'concat',
+  'starts-with',
+  'contains',
+  'substring-before',
+  'substring-after',
+  'substring',
+  'string-length',
+  'normalize-space',
+  'translate',
+  'boolean',
+  'not',
+  'true',
+  'false',
+  'lang',
+  'number',
+  'sum',
+  'floor',
+  'ceiling',
+  'round',
+  'escape-uri',
+  'node',
+  'text',
+  'comment',
+  'processing-instruction',
+]);
 
 /** Characters an answer takes in the budget: its values, and for paths the line numbers too. */
 function charsOf(result: QueryResult): number {

@@ -86,7 +86,7 @@ export function tokenize(expression: string): XPathToken[] {
 }
 
 /** Past the NCName starting at `from` (which may be empty). */
-function scanName(expression: string, from: number): number {
+export function scanName(expression: string, from: number): number {
   let end = from;
   if (!NAME_START.test(expression[end] ?? '')) return end;
   while (end < expression.length && NAME_CHAR.test(expression[end] as string)) end++;

@@ -48,6 +48,8 @@ export interface ItemReading {
   output: QueryOutput;
   budget: OutputBudget;
   paths: PathWriter;
+  /** libxml2's step budget for the paths it selects in the expression's place (ADR 0055). */
+  opLimit?: number;
 }
 
 /**
@@ -63,7 +65,10 @@ export function answerXPath31(
 ): QueryResult {
   try {
     return {
-      ...readItems(evaluateIn(view, expression, namespaces, reading.budget.maxValues), reading),
+      ...readItems(
+        evaluateIn(view, expression, namespaces, reading.budget.maxValues, reading.opLimit),
+        reading,
+      ),
       xpath_version: '3.1',
     };
   } finally {
@@ -76,10 +81,11 @@ function evaluateIn(
   expression: string,
   namespaces: Record<string, string>,
   limit: number,
+  opLimit: number | undefined,
 ): Xpath31Answer {
   let answer: Xpath31Answer;
   try {
-    answer = evaluateXPath31Counted(view.docPtr, expression, namespaces, { view, limit });
+    answer = evaluateXPath31Counted(view.docPtr, expression, namespaces, { view, limit, opLimit });
   } catch (error) {
     if (!(error instanceof Error) || !/XPST0003/.test(error.message)) throw error;
     // XQuery 3.1 adds FLWOR's `order by` and `where` (XPath 3.1 sorts only with fn:sort); an
@@ -88,6 +94,7 @@ function evaluateIn(
       answer = evaluateXPath31Counted(view.docPtr, expression, namespaces, {
         view,
         limit,
+        opLimit,
         language: 'xquery',
       });
     } catch (xquery) {

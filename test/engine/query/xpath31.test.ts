@@ -19,6 +19,23 @@ const orders = `<orders xmlns:x="urn:extra">
 </orders>`;
 
 describe('which language answers', () => {
+  it('asks XPath 3.1 at once for a function XPath 1.0 lacks, without running its arguments there first (ADR 0055)', () => {
+    // As XPath 1.0, the predicate walks every <c> for each of 6,000 @b: past the step budget
+    // before libxml2 finds distinct-values missing, which was the answer.
+    const many = `<r>${'<a b="x"/>'.repeat(6000)}${'<c d="x"/>'.repeat(6000)}</r>`;
+    expect(engineError(() => query(many, 'count(//a/@b[. = //c/@d])'))).toMatchObject({
+      code: 'budget-exceeded',
+    });
+    expect(query(many, 'count(distinct-values(//a/@b[. = //c/@d]))')).toEqual({
+      type: 'number',
+      count: 1,
+      values: ['1'],
+      xpath_version: '3.1',
+    });
+    // One XPath 1.0 cannot compile keeps its compile error when XPath 3.1 cannot read it either.
+    expect(engineError(() => query(orders, 'conut(//order'))).toMatchObject({ code: 'invalid-xpath' });
+  });
+
   it('leaves every XPath 1.0 expression to XPath 1.0, answered as before', () => {
     expect(query(orders, 'count(//order)')).toEqual({ type: 'number', count: 1, values: ['3'] });
     // XPath 3.1 would raise a type error here; XPath 1.0 answers NaN, and answers it.

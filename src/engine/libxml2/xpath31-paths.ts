@@ -1,0 +1,653 @@
+/**
+ * Which absolute paths of an XPath 3.1 expression libxml2 can select instead of fontoxpath
+ * (docs/adr/0055-xpath-3-1-paths-selected-by-libxml2.md). A path such as `//x:Rule/@id` or
+ * `//item[@type = 'x']` means the same in XPath 1.0 and 3.1; libxml2 walks its own tree without
+ * a JavaScript wrapper per node reached, where fontoxpath reaches every node of the document
+ * through the view. The expression is rewritten with a variable in the path's place, bound to
+ * the nodes libxml2 selected.
+ *
+ * Only what is known to mean the same is taken: steps on the child and descendant axes (`/`,
+ * `//`) and attributes, by name, prefix:name (a bound prefix) or `*`; predicates of paths,
+ * string literals, numbers, `=`, `!=`, `and`, `or`, `not()` and parentheses. A path compared
+ * with a number carries a guard: libxml2 reads a value that is not a number as NaN, XPath 3.1
+ * raises FORG0001 (or reads `INF`), so when a compared value is not a number to libxml2 the
+ * expression is evaluated unchanged. Nothing inside braces (an inline function's body, a map)
+ * is taken: XPath 3.1 has no context item there.
+ */
+
+import { scanName } from '../query/xpath-tokens.js';
+
+/** A path libxml2 selects, and the XPath 1.0 tests that must all be false for its answer to hold. */
+export interface DelegatedPath {
+  path: string;
+  guards: string[];
+}
+
+/**
+ * The expression with `Q{SELECTED_NAMESPACE}selected(n)` in the place of the nth path, a
+ * function the view registers to return the nodes libxml2 selected for it.
+ */
+export interface PathPlan {
+  expression: string;
+  paths: DelegatedPath[];
+}
+
+export const SELECTED_NAMESPACE = 'urn:oxml-mcp:xpath31-selected';
+
+type Token =
+  | { kind: 'string'; start: number; end: number; escaped: boolean }
+  | { kind: 'number'; start: number; end: number; plain: boolean }
+  /** An NCName, `p:l`, `p:*`, or `*` (which may be the operator). */
+  | { kind: 'name'; start: number; end: number; prefix: string | null; local: string; before: string }
+  | { kind: 'variable'; start: number; end: number }
+  | { kind: 'symbol'; start: number; end: number; text: string }
+  /** Anything this planner does not read: an EQName, `*:l`. */
+  | { kind: 'other'; start: number; end: number };
+
+const NAME_START = /[\p{L}_]/u;
+const SYMBOLS = ['//', '!=', '<=', '>=', ':=', '::', '||', '=>', '..', '<<', '>>'];
+const COMPARISONS = new Set(['=', '!=', '<', '<=', '>', '>=']);
+/** Symbols after which an expression starts, so `/` begins an absolute path. */
+const OPERAND_AFTER = new Set(['(', '[', ',', '{', ...COMPARISONS, ':=', '||', '|', '!', '+', '-']);
+/** Value comparisons and logic: a predicate with one of them at its top is a boolean. */
+const BOOLEAN_OPERATORS = new Set(['and', 'or', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'is']);
+/** Functions whose value is a boolean, so a predicate of one call is never positional. */
+const BOOLEAN_FUNCTIONS = new Set([
+  'contains',
+  'starts-with',
+  'ends-with',
+  'matches',
+  'exists',
+  'empty',
+  'not',
+  'boolean',
+  'lang',
+  'deep-equal',
+  'contains-token',
+  'has-children',
+]);
+/** Keywords after which an expression starts (when an operand precedes them: else they are names). */
+const OPERAND_AFTER_KEYWORD = new Set([
+  'return',
+  'in',
+  'then',
+  'else',
+  'satisfies',
+  'and',
+  'or',
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
+  'to',
+  'union',
+  'intersect',
+  'except',
+]);
+
+/**
+ * The plan for `expression`, or null when no path can be delegated (or the expression is one
+ * this planner does not read: an unclosed literal or comment).
+ */
+export function planPaths(expression: string, namespaces: Record<string, string>): PathPlan | null {
+  const tokens = lex(expression);
+  if (tokens === null) return null;
+  const reader = new PathReader(expression, tokens, namespaces);
+  const paths = new Map<string, DelegatedPath & { number: number }>();
+  const pieces: string[] = [];
+  let copied = 0;
+  let braces = 0;
+  for (let index = 0; index < tokens.length; index++) {
+    const token = tokens[index] as Token;
+    if (token.kind === 'symbol' && token.text === '{') braces++;
+    if (token.kind === 'symbol' && token.text === '}') braces--;
+    if (braces > 0 || !isSlash(token) || !startsOperand(tokens, index)) continue;
+    const found = reader.read(index);
+    if (found === null) continue;
+    let number = paths.get(found.path)?.number;
+    if (number === undefined) {
+      number = paths.size + 1;
+      paths.set(found.path, { number, path: found.path, guards: found.guards });
+    }
+    if (isDistinctValuesOf(tokens, index, found.last)) {
+      // distinct-values(path): the first node of each text, atomized (xs:untypedAtomic, by text).
+      pieces.push(
+        expression.slice(copied, (tokens[index - 2] as Token).start),
+        `data(Q{${SELECTED_NAMESPACE}}first-of-each(${number}))`,
+      );
+      copied = (tokens[found.last + 1] as Token).end;
+      index = found.last + 1;
+      continue;
+    }
+    const left = comparedNodes(tokens, index, found.last);
+    const keyed = left === null ? attributeEqualsVariable(tokens, found.last + 1) : null;
+    if (keyed !== null) {
+      const variable = expression.slice((keyed.variable as Token).start, (keyed.variable as Token).end);
+      pieces.push(
+        expression.slice(copied, token.start),
+        `Q{${SELECTED_NAMESPACE}}where(${number}, '${keyed.name}', ${variable})`,
+      );
+      copied = (tokens[keyed.last] as Token).end;
+      index = keyed.last;
+      continue;
+    }
+    if (left === null) {
+      pieces.push(expression.slice(copied, token.start), `(Q{${SELECTED_NAMESPACE}}selected(${number}))`);
+    } else {
+      const start = (tokens[left] as Token).start;
+      const operand = expression.slice(start, (tokens[index - 2] as Token).end);
+      pieces.push(
+        expression.slice(copied, start),
+        `Q{${SELECTED_NAMESPACE}}equals-any((${operand}) ! string(.), ${number})`,
+      );
+    }
+    copied = (tokens[found.last] as Token).end;
+    index = found.last;
+  }
+  if (paths.size === 0) return null;
+  pieces.push(expression.slice(copied));
+  return {
+    expression: pieces.join(''),
+    paths: [...paths.values()].map(({ path, guards }) => ({ path, guards })),
+  };
+}
+
+/**
+ * `[L = //path]`: a step's predicate comparing nodes `L` (`.`, `@a`, `a/b`: nodes, since the
+ * context is the step's node) with the nodes libxml2 selects. Both sides are untyped, so XPath
+ * 3.1 compares their texts; `equals-any` looks each of L's up in the set of the selection's
+ * texts, built once per call, where fontoxpath compared every pair for every context node. The
+ * index of L's first token, or null for any other comparison.
+ */
+function comparedNodes(tokens: Token[], pathStart: number, pathLast: number): number | null {
+  const after = tokens[pathLast + 1];
+  const ends =
+    isSymbol(after, ']') ||
+    (after?.kind === 'name' && after.prefix === null && ['and', 'or'].includes(after.local));
+  if (!ends || !isSymbol(tokens[pathStart - 1], '=')) return null;
+  let start = pathStart - 1;
+  while (start > 0) {
+    const token = tokens[start - 1] as Token;
+    const inOperand =
+      (token.kind === 'name' && token.before !== '(' && !['and', 'or'].includes(token.local)) ||
+      (token.kind === 'symbol' && ['@', '/', '//', '.'].includes(token.text));
+    if (!inOperand) break;
+    start--;
+  }
+  if (start === pathStart - 1 || isSlash(tokens[start]) || isSlash(tokens[pathStart - 2])) return null;
+  // The `[` must open a predicate of a step (after its name test or an earlier predicate).
+  let open = start - 1;
+  if (!isSymbol(tokens[open], '[')) return null;
+  for (;;) {
+    const before = tokens[open - 1];
+    if (before?.kind === 'name') return start;
+    if (!isSymbol(before, ']')) return null;
+    let depth = 0;
+    let at = open - 1;
+    for (; at >= 0; at--) {
+      const token = tokens[at] as Token;
+      if (isSymbol(token, ']')) depth++;
+      else if (isSymbol(token, '[') && --depth === 0) break;
+    }
+    if (at < 0) return null;
+    open = at;
+  }
+}
+
+/**
+ * `distinct-values(path)`, the path its only argument: its nodes' values are all
+ * xs:untypedAtomic, equal when their texts are, so the first node of each text, atomized, is the
+ * answer, in the same order; `first-of-each` finds them with a `Set`, where fontoxpath atomized
+ * and keyed every node.
+ */
+function isDistinctValuesOf(tokens: Token[], pathStart: number, pathLast: number): boolean {
+  const name = tokens[pathStart - 2];
+  return (
+    isSymbol(tokens[pathStart - 1], '(') &&
+    isSymbol(tokens[pathLast + 1], ')') &&
+    name?.kind === 'name' &&
+    (name.prefix === null || name.prefix === 'fn') &&
+    name.local === 'distinct-values' &&
+    name.before === '('
+  );
+}
+
+/**
+ * `[@name = $v]` (or `[$v = @name]`) right after a selected path, `name` in no namespace: the
+ * grouping idiom's `count(//r[@k = $k])`. `where` answers it from an index of the selection by
+ * that attribute, built once per call, where fontoxpath tested every node for every key. Only
+ * for text keys: `where` hands anything else back to evaluation as written.
+ */
+function attributeEqualsVariable(
+  tokens: Token[],
+  open: number,
+): { name: string; variable: Token; last: number } | null {
+  if (!isSymbol(tokens[open], '[') || !isSymbol(tokens[open + 5], ']')) return null;
+  const [first, second, third, fourth] = tokens.slice(open + 1, open + 5);
+  const attribute = (at: Token | undefined, name: Token | undefined) =>
+    isSymbol(at, '@') && name?.kind === 'name' && name.prefix === null && name.local !== '*'
+      ? name.local
+      : null;
+  if (!isSymbol(third, '=') && !isSymbol(second, '=')) return null;
+  if (isSymbol(third, '=') && fourth?.kind === 'variable') {
+    const name = attribute(first, second);
+    return name === null ? null : { name, variable: fourth, last: open + 5 };
+  }
+  if (isSymbol(second, '=') && first?.kind === 'variable') {
+    const name = attribute(third, fourth);
+    return name === null ? null : { name, variable: first, last: open + 5 };
+  }
+  return null;
+}
+
+function isSlash(token: Token | undefined): boolean {
+  return token?.kind === 'symbol' && (token.text === '/' || token.text === '//');
+}
+
+function isSymbol(token: Token | undefined, text: string): boolean {
+  return token?.kind === 'symbol' && token.text === text;
+}
+
+/** An operand ends with this token (so a keyword after it is an operator). */
+function endsOperand(token: Token | undefined): boolean {
+  if (token === undefined) return false;
+  if (token.kind === 'symbol') return [')', ']', '}', '.', '..'].includes(token.text);
+  return token.kind !== 'other';
+}
+
+function startsOperand(tokens: Token[], index: number): boolean {
+  const previous = tokens[index - 1];
+  if (previous === undefined) return true;
+  if (previous.kind === 'symbol') return OPERAND_AFTER.has(previous.text);
+  if (previous.kind === 'name' && previous.prefix === null && OPERAND_AFTER_KEYWORD.has(previous.local))
+    return endsOperand(tokens[index - 2]);
+  return false;
+}
+
+/** What a predicate's operand is, for the comparison rules. */
+type Operand = 'path' | 'string' | 'number' | 'boolean';
+
+/** A path read from the tokens: its text, its last token, the guards its numeric comparisons need. */
+interface FoundPath {
+  path: string;
+  last: number;
+  guards: string[];
+}
+
+class PathReader {
+  readonly #expression: string;
+  readonly #tokens: Token[];
+  readonly #namespaces: Record<string, string>;
+  constructor(expression: string, tokens: Token[], namespaces: Record<string, string>) {
+    this.#expression = expression;
+    this.#tokens = tokens;
+    this.#namespaces = namespaces;
+  }
+
+  /** The longest delegable path starting at the slash `first`, or null (no step). */
+  read(first: number): FoundPath | null {
+    let found: FoundPath | null = null;
+    let at = first;
+    const guards: string[] = [];
+    while (isSlash(this.#tokens[at])) {
+      const step = this.#nameTest(at + 1);
+      if (step === null) break;
+      let end = step;
+      while (isSymbol(this.#tokens[end + 1], '[')) {
+        const close = this.#closing(end + 1);
+        if (close === null || !isSymbol(this.#tokens[close], ']')) return found;
+        const prefix = this.#text(first, end);
+        const stepGuards: string[] = [];
+        if (!this.#safePredicate(end + 2, close, prefix, stepGuards)) {
+          // A predicate that does not depend on the position filters the selection as it would
+          // the step's nodes, parent by parent; any other ends the path before its step.
+          return this.#positionFreeFrom(end + 1)
+            ? { path: this.#text(first, end), last: end, guards: [...guards] }
+            : found;
+        }
+        guards.push(...stepGuards);
+        end = close;
+      }
+      found = { path: this.#text(first, end), last: end, guards: [...guards] };
+      at = end + 1;
+    }
+    return found;
+  }
+
+  /** Whether the predicates from the `[` at `open` to the step's last are all position-free. */
+  #positionFreeFrom(open: number): boolean {
+    for (let at = open; isSymbol(this.#tokens[at], '['); ) {
+      const close = this.#closing(at);
+      if (close === null || !this.#positionFree(at + 1, close)) return false;
+      at = close + 1;
+    }
+    return true;
+  }
+
+  /**
+   * Whether the predicate in tokens [from, to) is true or false whatever its position: it calls
+   * neither position() nor last(), and is a comparison, `and`/`or`, or a call of a function
+   * whose value is a boolean.
+   */
+  #positionFree(from: number, to: number): boolean {
+    let depth = 0;
+    let boolean = false;
+    for (let at = from; at < to; at++) {
+      const token = this.#tokens[at] as Token;
+      if (
+        token.kind === 'name' &&
+        token.before === '(' &&
+        (token.local === 'position' || token.local === 'last')
+      )
+        return false;
+      if (token.kind === 'symbol' && '([{'.includes(token.text)) depth++;
+      else if (token.kind === 'symbol' && ')]}'.includes(token.text)) depth--;
+      else if (depth === 0 && token.kind === 'symbol' && COMPARISONS.has(token.text)) boolean = true;
+      else if (
+        depth === 0 &&
+        token.kind === 'name' &&
+        token.prefix === null &&
+        BOOLEAN_OPERATORS.has(token.local)
+      )
+        boolean = at > from;
+    }
+    const head = this.#tokens[from];
+    const call = head?.kind === 'name' && head.before === '(' && BOOLEAN_FUNCTIONS.has(head.local);
+    return boolean || (call && this.#closing(from + 1) === to - 1);
+  }
+
+  #text(first: number, last: number): string {
+    return this.#expression.slice((this.#tokens[first] as Token).start, (this.#tokens[last] as Token).end);
+  }
+
+  /** The last token of a name test (`name`, `p:name`, `*`, `@name`) at `at`, or null. */
+  #nameTest(at: number): number | null {
+    const attribute = isSymbol(this.#tokens[at], '@');
+    const token = this.#tokens[attribute ? at + 1 : at];
+    if (token?.kind !== 'name') return null;
+    // `name(`, `name::`, `name#1`, `map {`: a function call, an axis, a function reference.
+    if (token.before !== '' && '(:#{'.includes(token.before)) return null;
+    if (token.prefix !== null && token.prefix !== 'xml' && !Object.hasOwn(this.#namespaces, token.prefix))
+      return null;
+    return attribute ? at + 1 : at;
+  }
+
+  /** The bracket closing the one at `open` (null when none does). */
+  #closing(open: number): number | null {
+    let depth = 0;
+    for (let at = open; at < this.#tokens.length; at++) {
+      const token = this.#tokens[at] as Token;
+      if (token.kind !== 'symbol') continue;
+      if ('([{'.includes(token.text)) depth++;
+      else if (')]}'.includes(token.text) && --depth === 0) return at;
+    }
+    return null;
+  }
+
+  /**
+   * Whether the predicate in tokens [from, to) means the same in XPath 1.0 and 3.1; a comparison
+   * of a path with a number adds its guard (`<prefix>/<path>[number(.) != number(.)]`).
+   */
+  #safePredicate(from: number, to: number, prefix: string, guards: string[]): boolean {
+    const parser = new PredicateParser(this, from, to, prefix, guards);
+    return parser.parse();
+  }
+
+  token(at: number): Token | undefined {
+    return this.#tokens[at];
+  }
+
+  nameTest(at: number): number | null {
+    return this.#nameTest(at);
+  }
+
+  text(first: number, last: number): string {
+    return this.#text(first, last);
+  }
+}
+
+/**
+ * Recursive descent over a predicate: or / and / comparison / operand, where an operand is a
+ * relative path (name tests, `@`, `.`, joined by `/` or `//`, no predicates), a literal, a
+ * parenthesized predicate or `not(…)`.
+ */
+class PredicateParser {
+  #at: number;
+  readonly #reader: PathReader;
+  readonly #to: number;
+  readonly #prefix: string;
+  readonly #guards: string[];
+  constructor(reader: PathReader, from: number, to: number, prefix: string, guards: string[]) {
+    this.#reader = reader;
+    this.#at = from;
+    this.#to = to;
+    this.#prefix = prefix;
+    this.#guards = guards;
+  }
+
+  parse(): boolean {
+    const operand = this.#or();
+    return operand !== null && this.#at === this.#to;
+  }
+
+  #or(): Operand | null {
+    let operand = this.#and();
+    while (operand !== null && this.#keyword('or')) operand = this.#and() && 'boolean';
+    return operand;
+  }
+
+  #and(): Operand | null {
+    let operand = this.#comparison();
+    while (operand !== null && this.#keyword('and')) operand = this.#comparison() && 'boolean';
+    return operand;
+  }
+
+  #comparison(): Operand | null {
+    const leftStart = this.#at;
+    const left = this.#operand();
+    const token = this.#reader.token(this.#at);
+    if (left === null || this.#at >= this.#to || token?.kind !== 'symbol' || !COMPARISONS.has(token.text))
+      return left;
+    const leftEnd = this.#at - 1;
+    this.#at++;
+    const rightStart = this.#at;
+    const right = this.#operand();
+    if (right === null) return null;
+    const equality = token.text === '=' || token.text === '!=';
+    const kinds = new Set([left, right]);
+    if (kinds.has('boolean')) return null;
+    if (kinds.has('number')) {
+      // XPath 3.1 casts a path's values to xs:double where XPath 1.0 calls number(): the same
+      // when every value is a number to libxml2, which the guard checks.
+      if (left === 'string' || right === 'string') return null;
+      if (left === 'path') this.#guard(leftStart, leftEnd);
+      if (right === 'path') this.#guard(rightStart, this.#at - 1);
+      return 'boolean';
+    }
+    // Strings and paths: equal by their text in both; ordered by number in 1.0, by text in 3.1.
+    return equality ? 'boolean' : null;
+  }
+
+  #guard(first: number, last: number): void {
+    let path = this.#reader.text(first, last);
+    // `.` takes no predicate in XPath 1.0.
+    if (path === '.') path = 'self::node()';
+    else if (path.endsWith('/.')) path = `${path.slice(0, -1)}self::node()`;
+    this.#guards.push(`${this.#prefix}/${path}[number(.) != number(.)]`);
+  }
+
+  #keyword(word: string): boolean {
+    const token = this.#reader.token(this.#at);
+    if (this.#at < this.#to && token?.kind === 'name' && token.prefix === null && token.local === word) {
+      this.#at++;
+      return true;
+    }
+    return false;
+  }
+
+  #operand(): Operand | null {
+    if (this.#at >= this.#to) return null;
+    const token = this.#reader.token(this.#at) as Token;
+    if (token.kind === 'string') {
+      this.#at++;
+      return token.escaped ? null : 'string';
+    }
+    if (token.kind === 'number') {
+      this.#at++;
+      return token.plain ? 'number' : null;
+    }
+    if (isSymbol(token, '(')) {
+      this.#at++;
+      const inner = this.#or();
+      if (inner === null || !isSymbol(this.#reader.token(this.#at), ')')) return null;
+      this.#at++;
+      return inner;
+    }
+    if (token.kind === 'name' && token.prefix === null && token.local === 'not' && token.before === '(') {
+      this.#at += 2;
+      if (this.#or() === null || !isSymbol(this.#reader.token(this.#at), ')')) return null;
+      this.#at++;
+      return 'boolean';
+    }
+    return this.#relativePath() ? 'path' : null;
+  }
+
+  #relativePath(): boolean {
+    for (;;) {
+      const token = this.#reader.token(this.#at);
+      if (isSymbol(token, '.')) this.#at++;
+      else {
+        const last = this.#reader.nameTest(this.#at);
+        if (last === null || last >= this.#to) return false;
+        this.#at = last + 1;
+      }
+      if (this.#at >= this.#to || !isSlash(this.#reader.token(this.#at))) return true;
+      this.#at++;
+    }
+  }
+}
+
+/** The expression's tokens, or null for one whose literal or comment is not closed. */
+function lex(expression: string): Token[] | null {
+  const tokens: Token[] = [];
+  let at = 0;
+  while (at < expression.length) {
+    const char = expression[at] as string;
+    if (/\s/.test(char)) {
+      at++;
+      continue;
+    }
+    if (expression.startsWith('(:', at)) {
+      const end = commentEnd(expression, at);
+      if (end === null) return null;
+      at = end;
+      continue;
+    }
+    if (char === '"' || char === "'") {
+      let end = at + 1;
+      let escaped = false;
+      for (;;) {
+        const close = expression.indexOf(char, end);
+        if (close === -1) return null;
+        if (expression[close + 1] !== char) {
+          end = close + 1;
+          break;
+        }
+        escaped = true;
+        end = close + 2;
+      }
+      tokens.push({ kind: 'string', start: at, end, escaped });
+      at = end;
+      continue;
+    }
+    const number = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?/.exec(expression.slice(at, at + 64));
+    if (number) {
+      const end = at + number[0].length;
+      tokens.push({ kind: 'number', start: at, end, plain: number[1] === undefined });
+      at = end;
+      continue;
+    }
+    if (char === '$') {
+      const end = qnameEnd(expression, at + 1);
+      tokens.push({ kind: 'variable', start: at, end });
+      at = end;
+      continue;
+    }
+    if (NAME_START.test(char) || char === '*') {
+      const token = nameToken(expression, at);
+      tokens.push(token);
+      at = token.end;
+      continue;
+    }
+    const text = SYMBOLS.find((symbol) => expression.startsWith(symbol, at)) ?? char;
+    tokens.push({ kind: 'symbol', start: at, end: at + text.length, text });
+    at += text.length;
+  }
+  return tokens;
+}
+
+/** Past the `:)` closing the comment at `start` (comments nest), or null. */
+function commentEnd(expression: string, start: number): number | null {
+  let depth = 0;
+  for (let at = start; at < expression.length - 1; at++) {
+    if (expression.startsWith('(:', at)) {
+      depth++;
+      at++;
+    } else if (expression.startsWith(':)', at)) {
+      at++;
+      if (--depth === 0) return at + 1;
+    }
+  }
+  return null;
+}
+
+function qnameEnd(expression: string, from: number): number {
+  const end = scanName(expression, from);
+  if (expression[end] === ':' && NAME_START.test(expression[end + 1] ?? ''))
+    return scanName(expression, end + 1);
+  return end;
+}
+
+function nameToken(expression: string, start: number): Token {
+  if (expression[start] === '*') {
+    // `*:local` is XPath 2.0 and later only.
+    if (expression[start + 1] === ':' && NAME_START.test(expression[start + 2] ?? ''))
+      return { kind: 'other', start, end: scanName(expression, start + 2) };
+    return {
+      kind: 'name',
+      start,
+      end: start + 1,
+      prefix: null,
+      local: '*',
+      before: nextChar(expression, start + 1),
+    };
+  }
+  const first = scanName(expression, start);
+  // An EQName, Q{uri}local.
+  if (expression[first] === '{' && first === start + 1 && expression[start] === 'Q') {
+    const close = expression.indexOf('}', first);
+    return { kind: 'other', start, end: close === -1 ? expression.length : scanName(expression, close + 1) };
+  }
+  let prefix: string | null = null;
+  let local = expression.slice(start, first);
+  let end = first;
+  if (expression[first] === ':' && expression[first + 1] === '*') {
+    prefix = local;
+    local = '*';
+    end = first + 2;
+  } else if (expression[first] === ':' && NAME_START.test(expression[first + 1] ?? '')) {
+    prefix = local;
+    end = scanName(expression, first + 1);
+    local = expression.slice(first + 1, end);
+  }
+  return { kind: 'name', start, end, prefix, local, before: nextChar(expression, end) };
+}
+
+/** The next character that is not white space (`:` for `::`), or ''. */
+function nextChar(expression: string, from: number): string {
+  let at = from;
+  while (at < expression.length && /\s/.test(expression[at] as string)) at++;
+  return expression[at] ?? '';
+}
