@@ -21,7 +21,7 @@ describe('xml_validate with an ISO Schematron schema', () => {
       total: 0,
       violations: [],
       language: 'schematron',
-      schematron: { phase: '#ALL', rules_fired: 2, nodes_checked: 1, by_id: {} },
+      schematron: { phase: '#ALL', rules_fired: 2, nodes_checked: 1, by_id: {}, by_flag: {} },
     });
   });
 
@@ -30,7 +30,7 @@ describe('xml_validate with an ISO Schematron schema', () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toBe(
       [
-        'Invalid: 3 findings of the Schematron schema, 2 distinct. (all patterns: 6 rules fired on 3 nodes.)',
+        'Invalid: 3 findings of the Schematron schema, 2 distinct; by flag or role: 2 fatal, 1 warning. (all patterns: 6 rules fired on 3 nodes.)',
         'QTY (failed assert, fatal, 2 times): Quantity must be above 0, not 0.',
         '  test: @qty > 0',
         '  at line 3, /o:order/o:item[2]',
@@ -88,7 +88,7 @@ describe('xml_validate with an ISO Schematron schema', () => {
     const schema = (first.structuredContent as { schema: string }).schema;
     const result = await call('xml_validate', { xml: ORDER, schema, phase: 'prices' });
     expect(text(result)).toMatch(
-      /^Invalid: 1 finding of the Schematron schema, 1 distinct\. \(phase "prices": 3 rules fired on 3 nodes\.\)\nPRICE/,
+      /^Invalid: 1 finding of the Schematron schema, 1 distinct; by flag or role: 1 warning\. \(phase "prices": 3 rules fired on 3 nodes\.\)\nPRICE/,
     );
     const unknown = await call('xml_validate', { xml: ORDER, schema, phase: 'totals' });
     expect(unknown.isError).toBe(true);

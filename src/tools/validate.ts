@@ -29,6 +29,7 @@ const output = z.object({
       rules_fired: z.int(),
       nodes_checked: z.int(),
       by_id: z.object({}).catchall(z.int()),
+      by_flag: z.object({}).catchall(z.int()),
     })
     .optional(),
 });
@@ -83,6 +84,16 @@ function coverage({ schematron }: ValidateResult): string {
 }
 
 /**
+ * How many findings carry each flag (or role), so "are there warnings?" or "is anything fatal?"
+ * is answered for all of them, listed or not.
+ */
+function flags({ schematron }: ValidateResult): string {
+  const byFlag = Object.entries(schematron?.by_flag ?? {});
+  if (byFlag.length === 0 || (byFlag.length === 1 && byFlag[0]?.[0] === 'none')) return '';
+  return `; by flag or role: ${byFlag.map(([flag, count]) => `${count} ${flag === 'none' ? 'with neither' : flag}`).join(', ')}`;
+}
+
+/**
  * Schematron's findings grouped by id, in the order they first appear: one heading per id with
  * how often it fired in all (`by_id`, exact), its message and test, then each listed place.
  */
@@ -95,7 +106,7 @@ function renderFindings(result: ValidateResult): string {
     groups.set(key, [...(groups.get(key) ?? []), finding]);
   }
   const lines = [
-    `Invalid: ${result.total} finding${result.total === 1 ? '' : 's'} of ${theSchema(result)}, ${Object.keys(byId).length} distinct.${coverage(result)}`,
+    `Invalid: ${result.total} finding${result.total === 1 ? '' : 's'} of ${theSchema(result)}, ${Object.keys(byId).length} distinct${flags(result)}.${coverage(result)}`,
   ];
   for (const [key, group] of groups) {
     const [first] = group as [Finding, ...Finding[]];
@@ -138,17 +149,21 @@ function prefixesNote({ namespaces }: ValidateResult): string {
   return `Paths write namespaced elements with the prefixes "namespaces": ${JSON.stringify(namespaces)}; pass the same to xml_query to select them.`;
 }
 
-function truncationNote({ total, violations, truncated }: ValidateResult): string {
+function truncationNote({ total, violations, truncated, language }: ValidateResult): string {
   if (!truncated) return '';
   const shown = violations.length;
   const left = total - shown;
+  const items = language === 'schematron' ? 'findings' : 'violations';
+  const texts = language === 'schematron' ? 'messages, tests or paths' : 'messages or paths';
   const what =
     left > 0
-      ? `Showing the first ${shown} of ${total} violations (${left} left out)`
-      : `Showing all ${total} violations, with messages or paths over ${MAX_VIOLATION_TEXT_CHARS} characters cut (…)`;
+      ? `Showing the first ${shown} of ${total} ${items} (${left} left out)`
+      : `Showing all ${total} ${items}, with ${texts} over ${MAX_VIOLATION_TEXT_CHARS} characters cut (…)`;
   const next =
     left > 0
       ? 'Fix these and validate again, or validate an extract of the document to see the others.'
-      : 'Query the element with xml_query to see its whole value.';
+      : language === 'schematron'
+        ? "A cut test is the rule's own: query the schema for it by its id if you need it whole."
+        : 'Query the element with xml_query to see its whole value.';
   return `[${what}: output budget of ${MAX_LISTED_VIOLATIONS} violations / ${VIOLATION_OUTPUT_CHARS} characters. ${next}]`;
 }

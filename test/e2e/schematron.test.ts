@@ -46,7 +46,7 @@ describe('the built binary validates with ISO Schematron', () => {
     const result = await call({ xml: countryless, xsd: rules });
     expect(answerOf(result.structuredContent)).toMatchObject({
       total: 1,
-      schematron: { by_id: { 'BR-11': 1 } },
+      schematron: { by_id: { 'BR-11': 1 }, by_flag: { fatal: 1 } },
     });
     expect(text(await call({ xml: invoice, xsd: rules }))).toMatch(
       /^Valid: the document conforms to the Schematron schema\./,

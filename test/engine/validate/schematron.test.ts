@@ -70,6 +70,7 @@ describe.each([
       rules_fired: 4,
       nodes_checked: 4,
       by_id: { 'ITEM-QTY': 1, 'ITEM-PRICE': 1, 'ORDER-BIG': 1 },
+      by_flag: { fatal: 1, error: 1, none: 1 },
     });
   });
 
@@ -80,7 +81,7 @@ describe.each([
       total: 0,
       violations: [],
       language: 'schematron',
-      schematron: { phase: '#ALL', rules_fired: 2, nodes_checked: 2, by_id: {} },
+      schematron: { phase: '#ALL', rules_fired: 2, nodes_checked: 2, by_id: {}, by_flag: {} },
     });
   });
 

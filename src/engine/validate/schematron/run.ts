@@ -25,6 +25,11 @@ export interface SchematronSummary {
   rules_fired: number;
   nodes_checked: number;
   by_id: Record<string, number>;
+  /**
+   * Every finding counted by its `flag` (`fatal`, `warning`, …), or its `role` where it has no
+   * flag (schemas write severity in either), "none" where it has neither.
+   */
+  by_flag: Record<string, number>;
 }
 
 export interface SchematronOutcome {
@@ -56,6 +61,7 @@ export function runSchematron(doc: XmlDocument, schema: Schematron, paths: PathW
       : xpath31Evaluator(doc, schema.namespaces, schema.key);
   const checked = new Set<NodeRef>();
   const byId: Record<string, number> = Object.create(null);
+  const byFlag: Record<string, number> = Object.create(null);
   let rulesFired = 0;
   const fired: Fired[] = [];
   for (const pattern of schema.patterns) {
@@ -77,6 +83,8 @@ export function runSchematron(doc: XmlDocument, schema: Schematron, paths: PathW
         const node = nodes[Math.floor(at / rule.checks.length)] as NodeRef;
         const key = check.id ?? check.test;
         byId[key] = (byId[key] ?? 0) + 1;
+        const flag = check.flag ?? check.role ?? 'none';
+        byFlag[flag] = (byFlag[flag] ?? 0) + 1;
         inPattern.push({ rule, check, node, line: lineOf(node) ?? 0, lets });
       });
     });
@@ -89,7 +97,13 @@ export function runSchematron(doc: XmlDocument, schema: Schematron, paths: PathW
     total: fired.length,
     findings,
     truncated,
-    summary: { phase: schema.phase, rules_fired: rulesFired, nodes_checked: checked.size, by_id: byId },
+    summary: {
+      phase: schema.phase,
+      rules_fired: rulesFired,
+      nodes_checked: checked.size,
+      by_id: byId,
+      by_flag: byFlag,
+    },
   };
 }
 
