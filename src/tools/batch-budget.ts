@@ -1,5 +1,5 @@
 import type { BatchEntry } from '../engine/query/query.js';
-import { shownCost } from '../engine/query/within-budget.js';
+import { shownCost } from '../engine/shown-cost.js';
 
 /*
  * A batch's answer within `max_chars` in either channel (docs/adr/0051, F9). Each entry adds a

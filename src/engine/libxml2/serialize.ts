@@ -5,6 +5,7 @@ import {
   XmlTreeCommonStruct,
   xmlNodeGetContent,
 } from 'libxml2-wasm/lib/libxml2.mjs';
+import { cutAt } from '../shown-cost.js';
 import { heapBytes } from './memory.js';
 import { type NodeRef, qualifiedName } from './tree.js';
 import { decodeUtf8 } from './utf8.js';
@@ -107,13 +108,6 @@ class Output {
   text(): string {
     return this.#parts.join('');
   }
-}
-
-/** The first `length` UTF-16 units, one fewer if the cut would split a surrogate pair. */
-export function cutAt(value: string, length: number): string {
-  if (length <= 0) return '';
-  const code = value.charCodeAt(length - 1);
-  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
 }
 
 /** Walks the subtree without recursion, writing start tags, leaves and end tags in order. */

@@ -19,11 +19,12 @@ import {
 import type { Xpath31View } from '../libxml2/xpath31-view.js';
 import { CUT_MARK } from '../marks.js';
 import { withDocument, type XmlSource } from '../parse.js';
+import { shownCost } from '../shown-cost.js';
 import { batchNames, type ExplainedResult, explainedQuery } from './namespace-hints.js';
 import { PathWriter } from './node-path.js';
 import { MAX_PADDED_VALUE_PROBES, type ProbeAllowance } from './padded-value-hint.js';
 import type { OutputBudget, QueryOutput, QueryResult } from './result.js';
-import { markupWithinBudget, pathsWithinBudget, shownCost, withinBudget } from './within-budget.js';
+import { markupWithinBudget, pathsWithinBudget, withinBudget } from './within-budget.js';
 import { checkBindings, guardExpression, type Namespaces } from './xpath-guard.js';
 import { xpathNumberToString } from './xpath-number.js';
 import { tokenize } from './xpath-tokens.js';

@@ -1,7 +1,8 @@
 import { MIN_NODE_MARKUP_CHARS } from '../../limits.js';
-import { cutAt, lineOf, serializeNode } from '../libxml2/serialize.js';
+import { lineOf, serializeNode } from '../libxml2/serialize.js';
 import type { NodeRef } from '../libxml2/tree.js';
 import { CUT_MARK } from '../marks.js';
+import { cutToCost, shownCost } from '../shown-cost.js';
 import type { PathWriter } from './node-path.js';
 import type { OutputBudget, QueryResult } from './result.js';
 
@@ -11,29 +12,9 @@ import type { OutputBudget, QueryResult } from './result.js';
  *
  * A client shows its model either the text or the JSON of structuredContent (docs/adr/0049), so
  * a value costs what it takes in the larger of the two: as a JSON string, its quotes, escapes and
- * the comma after it (`shownCost`). The text's form (the value and a line break) is never longer.
+ * the comma after it (`shownCost`, src/engine/shown-cost.ts). The text's form (the value and a
+ * line break) is never longer.
  */
-
-/** What one value takes of the budget: its length as a JSON array element. */
-export function shownCost(value: string): number {
-  return JSON.stringify(value).length + 1;
-}
-
-/**
- * `value` cut so that, with CUT_MARK after it, it costs at most `room` (`shownCost`); '' when not
- * even the mark fits. Each round removes as many units as the escapes overran, so it ends within
- * a few rounds whatever the value.
- */
-export function cutToCost(value: string, room: number): string {
-  let keep = room - CUT_MARK.length - 3;
-  while (keep > 0) {
-    const cut = cutAt(value, keep) + CUT_MARK;
-    const over = shownCost(cut) - room;
-    if (over <= 0) return cut;
-    keep -= over;
-  }
-  return '';
-}
 
 /**
  * Reads values until the budget is spent; values past it are never even read from libxml2,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateDocument } from '../../../bench/documents.js';
 import { parseDocument } from '../../../src/engine/parse.js';
 import { CUT_MARK, query, queryAll, queryDocument } from '../../../src/engine/query/query.js';
-import { shownCost } from '../../../src/engine/query/within-budget.js';
+import { shownCost } from '../../../src/engine/shown-cost.js';
 import { MAX_BATCH_XPATH_OPERATIONS, MIN_NODE_MARKUP_CHARS } from '../../../src/limits.js';
 
 const POM = 'http://maven.apache.org/POM/4.0.0';
