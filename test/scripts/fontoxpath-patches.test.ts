@@ -16,6 +16,7 @@ import {
   patchFontoxpathDurations,
   patchFontoxpathOrder,
   patchFontoxpathRegex,
+  patchFontoxpathStringValue,
   patchIfFontoxpath,
   patchXspattern,
   XSPATTERN_ESM,
@@ -44,6 +45,8 @@ const MINIMAL_FONTOXPATH = [
   'function rc(a,b){',
   'const Nk=new Map;',
   'function Pk(a,b,c,d,e,f,h,k){a=Nk.get(a);if(!a)return null;',
+  'function qc(a,b){',
+  'const e=[];(function k(h){if(8!==d.node.nodeType&&7!==d.node.nodeType){var l=h.nodeType;',
 ].join(';');
 
 describe('fontoxpath-patches', () => {
@@ -168,6 +171,25 @@ describe('compiled-expression cache patch', () => {
   it('throws when fontoxpath no longer has the cache it exposes', () => {
     expect(() => patchFontoxpathCompiledCache('const Nk=new Map;', 'c.js')).toThrow(
       /fontoxpath-patches: expected the text .*Pk.* exactly once in c\.js/,
+    );
+  });
+});
+
+describe('string-value patch', () => {
+  it("applies once to both dist files, asking the facade before fontoxpath's own walk", () => {
+    for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
+      const path = join(DIST, file);
+      const patched = patchFontoxpathStringValue(readFileSync(path, 'utf8'), path);
+      expect(count(patched, 'c.h.stringValueOf(d.node)')).toBe(1);
+      expect(patched.indexOf('c.h.stringValueOf(d.node)')).toBeLessThan(
+        patched.indexOf('const e=[];(function k(h){if(8!==d.node.nodeType'),
+      );
+    }
+  });
+
+  it('throws when fontoxpath no longer has the atomization it rewrites', () => {
+    expect(() => patchFontoxpathStringValue('function qc(a,b){', 's.js')).toThrow(
+      /fontoxpath-patches: expected the text .* exactly once in s\.js/,
     );
   });
 });

@@ -280,16 +280,63 @@ export class Xpath31View {
     return this.#string(this.#at(node.ptr + CONTENT));
   }
 
+  /**
+   * `matches` read from the node struct, before any wrapper is made: the siblings a step passes
+   * over (whitespace, other names) then cost no wrapper, no map entry and no garbage. Only kinds
+   * `wrap` makes can match (CDATA is text to fontoxpath).
+   */
+  #matchesAt(ptr: number, bucket: string): boolean {
+    const type = this.#at(ptr + TYPE);
+    if (type === ELEMENT || type === ATTRIBUTE)
+      return (
+        bucket === 'type-1-or-type-2' || bucket === this.#name(ptr).bucket || bucket === TYPE_BUCKETS[type]
+      );
+    if (type === CDATA) return bucket === TYPE_BUCKETS[TEXT];
+    return (
+      (type === TEXT || type === COMMENT || type === PI || type === DOCUMENT) && bucket === TYPE_BUCKETS[type]
+    );
+  }
+
+  /**
+   * An element's or the document's string-value, read in one walk of the structs: the text and
+   * CDATA nodes below it, in document order (elements entered, anything `wrap` refuses skipped,
+   * as fontoxpath's own walk over `getChildNodes` does). fontoxpath's atomization calls it
+   * through its patch (scripts/fontoxpath-patches.ts) instead of wrapping every descendant;
+   * `undefined` (fontoxpath walks as before) for a node not of this view.
+   */
+  stringValueOf(node: FontoNode): string | undefined {
+    if (!(node instanceof LxNode) || node.view !== this) return undefined;
+    if (node.nodeType !== ELEMENT && node.nodeType !== DOCUMENT) return undefined;
+    const top = node.ptr as number;
+    let text = '';
+    let ptr = this.#at(top + CHILDREN);
+    while (ptr !== 0) {
+      const type = this.#at(ptr + TYPE);
+      if (type === TEXT || type === CDATA) text += this.#string(this.#at(ptr + CONTENT));
+      else if (type === ELEMENT) {
+        const child = this.#at(ptr + CHILDREN);
+        if (child !== 0) {
+          ptr = child;
+          continue;
+        }
+      }
+      while (this.#at(ptr + NEXT) === 0) {
+        ptr = this.#at(ptr + PARENT);
+        if (ptr === top || ptr === 0) return text;
+      }
+      ptr = this.#at(ptr + NEXT);
+    }
+    return text;
+  }
+
   // ---- IDomFacade ----
 
   getAllAttributes(node: FontoNode, bucket: Bucket | null = null): LxNode[] {
     const element = node as LxNode;
     if (element.nodeType !== ELEMENT) return [];
     const attributes: LxNode[] = [];
-    for (let attr = this.#at(element.ptr + PROPERTIES); attr !== 0; attr = this.#at(attr + NEXT)) {
-      const wrapped = this.wrap(attr) as LxNode;
-      if (bucket === null || matches(wrapped, bucket)) attributes.push(wrapped);
-    }
+    for (let attr = this.#at(element.ptr + PROPERTIES); attr !== 0; attr = this.#at(attr + NEXT))
+      if (bucket === null || this.#matchesAt(attr, bucket)) attributes.push(this.wrap(attr) as LxNode);
     return attributes;
   }
 
@@ -306,6 +353,13 @@ export class Xpath31View {
   getChildNodes(node: FontoNode, bucket: Bucket | null = null): LxNode[] {
     const parent = node as LxNode;
     if (parent.nodeType !== ELEMENT && parent.nodeType !== DOCUMENT) return [];
+    if (bucket !== null && parent.kids === undefined) {
+      // Only the children the bucket takes are wrapped: `record/price` wraps no text node.
+      const matching: LxNode[] = [];
+      for (let child = this.#at(parent.ptr + CHILDREN); child !== 0; child = this.#at(child + NEXT))
+        if (this.#matchesAt(child, bucket)) matching.push(this.wrap(child) as LxNode);
+      return matching;
+    }
     let kids = parent.kids;
     if (kids === undefined) {
       kids = [];
@@ -354,16 +408,20 @@ export class Xpath31View {
 
   #forward(start: number, bucket: Bucket | null): LxNode | null {
     for (let ptr = start; ptr !== 0; ptr = this.#at(ptr + NEXT)) {
-      const wrapped = this.wrap(ptr);
-      if (wrapped !== null && (bucket === null || matches(wrapped, bucket))) return wrapped;
+      if (bucket === null) {
+        const wrapped = this.wrap(ptr);
+        if (wrapped !== null) return wrapped;
+      } else if (this.#matchesAt(ptr, bucket)) return this.wrap(ptr);
     }
     return null;
   }
 
   #backward(start: number, bucket: Bucket | null): LxNode | null {
     for (let ptr = start; ptr !== 0; ptr = this.#at(ptr + PREV)) {
-      const wrapped = this.wrap(ptr);
-      if (wrapped !== null && (bucket === null || matches(wrapped, bucket))) return wrapped;
+      if (bucket === null) {
+        const wrapped = this.wrap(ptr);
+        if (wrapped !== null) return wrapped;
+      } else if (this.#matchesAt(ptr, bucket)) return this.wrap(ptr);
     }
     return null;
   }

@@ -101,6 +101,58 @@ describe('evaluateXPath31 (fontoxpath over libxml2 pointers)', () => {
     expect(() => run("format-number(1, '0')")).toThrow(/XPST0017/);
   });
 
+  it("atomizes an element from libxml2's structs as fontoxpath's own walk does", () => {
+    // The facade fontoxpath's patched atomization asks (ADR 0055, addendum), and one that
+    // declines, so fontoxpath walks the wrappers as it did before.
+    class Walked extends Xpath31View {
+      override stringValueOf(): undefined {
+        return undefined;
+      }
+    }
+    const mixed = parseDocument(
+      '<a>one<b>two<!--no--><c>three</c><?pi no?></b><![CDATA[<four>]]><d/>five</a>',
+      'query',
+    );
+    try {
+      const ask = (expression: string, facade: Xpath31View) =>
+        atomics(
+          evaluateXPath31(documentPointer(mixed), expression, {}, { view: facade, selectPaths: false }),
+        );
+      const questions = [
+        'string(/a)',
+        'data(/)',
+        '/a/b ! string()',
+        'data(//d)',
+        'string-length(/)',
+        '/a/b = "twothree"',
+      ];
+      for (const question of questions) {
+        const direct = ask(question, new Xpath31View(documentPointer(mixed)));
+        expect(direct, question).toEqual(ask(question, new Walked(documentPointer(mixed))));
+      }
+      // The patch is in place: fontoxpath asked the facade, and took its answer.
+      class Counted extends Xpath31View {
+        asked = 0;
+        override stringValueOf(node: Parameters<Xpath31View['stringValueOf']>[0]): string | undefined {
+          this.asked++;
+          return super.stringValueOf(node);
+        }
+      }
+      const counted = new Counted(documentPointer(mixed));
+      expect(ask('string(/a)', counted)).toEqual(['xs:string onetwothree<four>five']);
+      expect(counted.asked).toBe(1);
+    } finally {
+      mixed.dispose();
+    }
+  });
+
+  it('wraps only the nodes a step by name takes, not the whitespace and names it passes', () => {
+    const fresh = new Xpath31View(documentPointer(doc));
+    evaluateXPath31(documentPointer(doc), '/f:feed/f:item/p:price', NS, { view: fresh, selectPaths: false });
+    // The document, feed, both items and the price: no text node, no PI or comment.
+    expect(fresh.size).toBe(5);
+  });
+
   it('answers on a view made per call too', () => {
     expect(atomics(evaluateXPath31(documentPointer(doc), 'count(//p:*)', NS))).toEqual(['xs:integer 1']);
   });
