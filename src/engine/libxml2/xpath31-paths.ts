@@ -651,3 +651,69 @@ function nextChar(expression: string, from: number): string {
   while (at < expression.length && /\s/.test(expression[at] as string)) at++;
   return expression[at] ?? '';
 }
+
+/**
+ * Where each outermost absolute path of an expression starts and ends (`//a[b]/c`,
+ * `/x/y(z)`), outside braces, with whether it names a variable: such a path selects the same
+ * whatever the context item, so a caller evaluating the expression on many context nodes can
+ * evaluate it once (Schematron's rules, ADR 0053). Null for an expression this lexer does not
+ * read.
+ */
+export function absolutePaths(
+  expression: string,
+): { start: number; end: number; variables: boolean }[] | null {
+  const tokens = lex(expression);
+  if (tokens === null) return null;
+  const found: { start: number; end: number; variables: boolean }[] = [];
+  let braces = 0;
+  for (let index = 0; index < tokens.length; index++) {
+    const token = tokens[index] as Token;
+    if (isSymbol(token, '{')) braces++;
+    if (isSymbol(token, '}')) braces--;
+    if (braces > 0 || !isSlash(token) || !startsOperand(tokens, index)) continue;
+    const last = pathEnd(tokens, index);
+    if (last === null) continue;
+    const variables = tokens.slice(index, last + 1).some((inner) => inner.kind === 'variable');
+    found.push({ start: token.start, end: (tokens[last] as Token).end, variables });
+    index = last;
+  }
+  return found;
+}
+
+/** The last token of the path whose first slash is `first`, or null where a step is not read. */
+function pathEnd(tokens: Token[], first: number): number | null {
+  let at = first;
+  for (;;) {
+    at = stepEnd(tokens, at + 1) ?? -1;
+    if (at < 0) return null;
+    while (isSymbol(tokens[at + 1], '[')) {
+      at = closing(tokens, at + 1, '[', ']') ?? -1;
+      if (at < 0) return null;
+    }
+    if (!isSlash(tokens[at + 1])) return at;
+    at++;
+  }
+}
+
+/** The last token of the step starting at `at`: a name test, `@name`, `axis::test`, a call, `(…)`, `.` or `..`. */
+function stepEnd(tokens: Token[], at: number): number | null {
+  const token = tokens[at];
+  if (token === undefined) return null;
+  if (isSymbol(token, '.') || isSymbol(token, '..')) return at;
+  if (isSymbol(token, '(')) return closing(tokens, at, '(', ')');
+  if (isSymbol(token, '@')) return tokens[at + 1]?.kind === 'name' ? stepEnd(tokens, at + 1) : null;
+  if (token.kind !== 'name') return null;
+  if (isSymbol(tokens[at + 1], '::')) return stepEnd(tokens, at + 2);
+  if (isSymbol(tokens[at + 1], '(')) return closing(tokens, at + 1, '(', ')');
+  return at;
+}
+
+/** The token closing the bracket `open` opens, or null. */
+function closing(tokens: Token[], open: number, opening: string, closer: string): number | null {
+  let depth = 0;
+  for (let at = open; at < tokens.length; at++) {
+    if (isSymbol(tokens[at], opening)) depth++;
+    else if (isSymbol(tokens[at], closer) && --depth === 0) return at;
+  }
+  return null;
+}

@@ -848,7 +848,8 @@ export function compiledExpressions(): Map<unknown, unknown> | undefined {
  * variables, each an XPath array of those nodes (`$name?*` is the sequence). For callers that
  * build their own expressions (Schematron's rules): results are read as they come, nodes as
  * pointers, no budget applied. `keepCompiled`: leave the compiled expression in fontoxpath's
- * cache, which the caller then bounds (`compiledExpressions`; ADR 0048, ADR 0053).
+ * cache, which the caller then bounds (`compiledExpressions`; ADR 0048, ADR 0053). The
+ * absolute paths libxml2 can select are selected by it, as in `evaluateXPath31Counted` (ADR 0055).
  */
 export function evaluateXPath31Plain(
   view: Xpath31View,
@@ -856,6 +857,30 @@ export function evaluateXPath31Plain(
   namespaces: Record<string, string>,
   nodes: Record<string, readonly NodeRef[]> = {},
   keepCompiled = false,
+): PlainItem[] {
+  const plan = planPaths(expression, namespaces);
+  const selections = plan && selectPaths(view, plan, namespaces);
+  if (plan && selections) {
+    selected = selections;
+    try {
+      return evaluatePlain(view, plan.expression, namespaces, nodes, keepCompiled);
+    } catch {
+      // Evaluated as written below: its error is the one to tell, in the schema's own terms.
+    } finally {
+      selected = [];
+      selectedTexts = [];
+      selectedIndexes = [];
+    }
+  }
+  return evaluatePlain(view, expression, namespaces, nodes, keepCompiled);
+}
+
+function evaluatePlain(
+  view: Xpath31View,
+  expression: string,
+  namespaces: Record<string, string>,
+  nodes: Record<string, readonly NodeRef[]>,
+  keepCompiled: boolean,
 ): PlainItem[] {
   view.refresh();
   const bound = new Map(Object.entries(namespaces));

@@ -5,6 +5,7 @@ import { compiledExpressions, evaluateXPath31Plain, type PlainItem } from '../..
 import { xpath31View } from '../../query/xpath31.js';
 import { forgetPatterns } from '../../query/xsd-regex.js';
 import { type Evaluator, selectionOf, withCurrent } from './evaluator.js';
+import { hoistAbsolutePaths } from './hoisted-paths.js';
 import type { Let, Rule } from './model.js';
 
 /*
@@ -113,25 +114,30 @@ export function xpath31Evaluator(
     },
     fires(rule, nodes, lets) {
       if (rule.checks.length === 0 || nodes.length === 0) return [];
-      const tests = rule.checks.map((check) => `boolean((${withCurrent(check.test, CURRENT)}\n))`);
-      const items = evaluate(perNode(rule, lets, `(${tests.join(', ')})`), nodes, () => {
-        // Which check failed, so the sentence names it: each alone, on the same nodes.
-        for (const check of rule.checks) {
-          try {
-            evaluateXPath31Plain(
-              view,
-              perNode(rule, lets, `boolean((${withCurrent(check.test, CURRENT)}\n))`),
-              namespaces,
-              {
-                'oxml-nodes': nodes,
-              },
-            );
-          } catch {
-            return `The ${check.kind}${check.id ? ` "${check.id}"` : ''} \`${check.test}\` (rule \`${rule.context}\`, line ${rule.line})`;
+      const hoisted = hoistAbsolutePaths(rule.checks.map((check) => withCurrent(check.test, CURRENT)));
+      const tests = hoisted.tests.map((test) => `boolean((${test}\n))`);
+      const items = evaluate(
+        perNode(rule, [...lets, ...hoisted.lets], `(${tests.join(', ')})`),
+        nodes,
+        () => {
+          // Which check failed, so the sentence names it: each alone, on the same nodes.
+          for (const check of rule.checks) {
+            try {
+              evaluateXPath31Plain(
+                view,
+                perNode(rule, lets, `boolean((${withCurrent(check.test, CURRENT)}\n))`),
+                namespaces,
+                {
+                  'oxml-nodes': nodes,
+                },
+              );
+            } catch {
+              return `The ${check.kind}${check.id ? ` "${check.id}"` : ''} \`${check.test}\` (rule \`${rule.context}\`, line ${rule.line})`;
+            }
           }
-        }
-        return `The rule \`${rule.context}\` (line ${rule.line})`;
-      });
+          return `The rule \`${rule.context}\` (line ${rule.line})`;
+        },
+      );
       return rule.checks.length === 0
         ? []
         : items.map((value, index) => {
