@@ -16,11 +16,14 @@
  */
 
 import { scanName } from '../query/xpath-tokens.js';
+import { type PerItemExpression, readPerItem } from './xpath31-per-item-plan.js';
 
 /** A path libxml2 selects, and the XPath 1.0 tests that must all be false for its answer to hold. */
 export interface DelegatedPath {
   path: string;
   guards: string[];
+  /** Read only by per-item computations: its nodes need no wrapper. */
+  pointersOnly?: true;
 }
 
 /**
@@ -30,11 +33,19 @@ export interface DelegatedPath {
 export interface PathPlan {
   expression: string;
   paths: DelegatedPath[];
+  /** `Q{SELECTED_NAMESPACE}per-item-<type>(n)`: the nth, a computation over a selection's nodes. */
+  perItem?: PerItem[];
+}
+
+/** A computation for each node of the selection `path` (1-based), xpath31-per-item-plan.ts. */
+export interface PerItem {
+  path: number;
+  expression: PerItemExpression;
 }
 
 export const SELECTED_NAMESPACE = 'urn:oxml-mcp:xpath31-selected';
 
-type Token =
+export type Token =
   | { kind: 'string'; start: number; end: number; escaped: boolean }
   | { kind: 'number'; start: number; end: number; plain: boolean }
   /** An NCName, `p:l`, `p:*`, or `*` (which may be the operator). */
@@ -97,6 +108,9 @@ export function planPaths(expression: string, namespaces: Record<string, string>
   const reader = new PathReader(expression, tokens, namespaces);
   const paths = new Map<string, DelegatedPath & { number: number }>();
   const pieces: string[] = [];
+  const perItem: PerItem[] = [];
+  /** The paths whose nodes fontoxpath is handed (all but those only per-item computations read). */
+  const handed = new Set<number>();
   let copied = 0;
   let braces = 0;
   for (let index = 0; index < tokens.length; index++) {
@@ -111,6 +125,19 @@ export function planPaths(expression: string, namespaces: Record<string, string>
       number = paths.size + 1;
       paths.set(found.path, { number, path: found.path, guards: found.guards });
     }
+    // `path ! number(price)`: computed for each node from libxml2's structs.
+    const computed = readPerItem(expression, tokens, found.last + 1, namespaces);
+    if (computed !== null) {
+      perItem.push({ path: number, expression: computed.expression });
+      pieces.push(
+        expression.slice(copied, token.start),
+        `Q{${SELECTED_NAMESPACE}}per-item-${computed.type}(${perItem.length})`,
+      );
+      copied = (tokens[computed.last] as Token).end;
+      index = computed.last;
+      continue;
+    }
+    handed.add(number);
     if (isDistinctValuesOf(tokens, index, found.last)) {
       // distinct-values(path): the first node of each text, atomized (xs:untypedAtomic, by text).
       pieces.push(
@@ -150,7 +177,10 @@ export function planPaths(expression: string, namespaces: Record<string, string>
   pieces.push(expression.slice(copied));
   return {
     expression: pieces.join(''),
-    paths: [...paths.values()].map(({ path, guards }) => ({ path, guards })),
+    paths: [...paths.values()].map(({ path, guards, number }) =>
+      handed.has(number) ? { path, guards } : { path, guards, pointersOnly: true as const },
+    ),
+    ...(perItem.length > 0 && { perItem }),
   };
 }
 

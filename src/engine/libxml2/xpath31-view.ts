@@ -16,8 +16,9 @@ import { heapWords } from './memory.js';
 import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
 import { type DocumentRef, type NodeRef, stringValue } from './tree.js';
 import { decodeUtf8 } from './utf8.js';
-import { planPaths, SELECTED_NAMESPACE } from './xpath31-paths.js';
-import { selectPaths } from './xpath31-selected.js';
+import { type PathPlan, type PerItem, planPaths, SELECTED_NAMESPACE } from './xpath31-paths.js';
+import { type NodeStructs, perItemValues } from './xpath31-per-item.js';
+import { type Selections, selectPaths } from './xpath31-selected.js';
 
 const ELEMENT = 1;
 const ATTRIBUTE = 2;
@@ -83,7 +84,7 @@ export class LxNode {
 }
 
 /** fontoxpath's `IDomFacade` over the wrappers (typed loosely: its Attr/Element types want non-null names). */
-export class Xpath31View {
+export class Xpath31View implements NodeStructs {
   #words: Int32Array;
   #bytes: Uint8Array;
   readonly #nodes = new Map<number, LxNode>();
@@ -267,17 +268,34 @@ export class Xpath31View {
   }
 
   dataOf(node: LxNode): string {
-    if (node.nodeType === ATTRIBUTE) {
-      const first = this.#at(node.ptr + CHILDREN);
-      if (first === 0) return '';
-      if (this.#at(first + NEXT) === 0 && this.#at(first + TYPE) === TEXT)
-        return this.#string(this.#at(first + CONTENT));
-      const value = xmlNodeGetContent(node.ptr) ?? '';
-      this.refresh();
-      return value;
-    }
+    if (node.nodeType === ATTRIBUTE) return this.attributeValueAt(node.ptr);
     if (node.nodeType === ELEMENT || node.nodeType === DOCUMENT) return '';
     return this.#string(this.#at(node.ptr + CONTENT));
+  }
+
+  // ---- NodeStructs (xpath31-per-item.ts): the tree read without wrappers ----
+
+  words(): Int32Array {
+    return this.#words;
+  }
+
+  localNameAt(ptr: number): string {
+    return this.#name(ptr).local;
+  }
+
+  namespaceAt(ptr: number): string | null {
+    const nsPtr = this.#at(ptr + NS);
+    return nsPtr === 0 ? null : this.#space(nsPtr).uri;
+  }
+
+  attributeValueAt(ptr: number): string {
+    const first = this.#at(ptr + CHILDREN);
+    if (first === 0) return '';
+    if (this.#at(first + NEXT) === 0 && this.#at(first + TYPE) === TEXT)
+      return this.#string(this.#at(first + CONTENT));
+    const value = xmlNodeGetContent(ptr) ?? '';
+    this.refresh();
+    return value;
   }
 
   /**
@@ -307,7 +325,10 @@ export class Xpath31View {
   stringValueOf(node: FontoNode): string | undefined {
     if (!(node instanceof LxNode) || node.view !== this) return undefined;
     if (node.nodeType !== ELEMENT && node.nodeType !== DOCUMENT) return undefined;
-    const top = node.ptr as number;
+    return this.stringValueAt(node.ptr);
+  }
+
+  stringValueAt(top: number): string {
     let text = '';
     let ptr = this.#at(top + CHILDREN);
     while (ptr !== 0) {
@@ -637,18 +658,29 @@ export function evaluateXPath31Counted(
   const plan = options.selectPaths === false ? null : planPaths(expression, namespaces);
   const selections = plan && selectPaths(view, plan, namespaces, options.opLimit);
   if (plan && selections) {
-    selected = selections;
     try {
-      return evaluateCounted(view, plan.expression, namespaces, options);
+      return withSelections(view, plan, selections, () =>
+        evaluateCounted(view, plan.expression, namespaces, options),
+      );
     } catch {
       // Evaluated as written below: its error is the one to tell, in the user's own terms.
-    } finally {
-      selected = [];
-      selectedTexts = [];
-      selectedIndexes = [];
     }
   }
   return evaluateCounted(view, expression, namespaces, options);
+}
+
+/** Runs `evaluate` with a plan's selections bound for the functions below; unbound after. */
+function withSelections<T>(view: Xpath31View, plan: PathPlan, selections: Selections, evaluate: () => T): T {
+  selected = selections.nodes;
+  perItem = { view, computations: plan.perItem ?? [], pointers: selections.pointers };
+  try {
+    return evaluate();
+  } finally {
+    selected = [];
+    perItem = null;
+    selectedTexts = [];
+    selectedIndexes = [];
+  }
 }
 
 /**
@@ -662,6 +694,27 @@ registerCustomXPathFunction(
   'node()*',
   (_, number: number) => selected[number - 1] ?? [],
 );
+/**
+ * The per-item computations of the expression being evaluated, for `per-item-<type>(n)`
+ * (xpath31-per-item-plan.ts), with the view and the selections' pointers they read.
+ */
+let perItem: { view: Xpath31View; computations: readonly PerItem[]; pointers: readonly number[][] } | null =
+  null;
+for (const type of ['double', 'decimal', 'integer'])
+  registerCustomXPathFunction(
+    { namespaceURI: SELECTED_NAMESPACE, localName: `per-item-${type}` },
+    ['xs:integer'],
+    `xs:${type}*`,
+    (_, number: number) => {
+      const computation = perItem?.computations[number - 1];
+      if (perItem === null || computation === undefined) return [];
+      return perItemValues(
+        perItem.view,
+        perItem.pointers[computation.path - 1] ?? [],
+        computation.expression,
+      );
+    },
+  );
 /** Each selection's nodes by the text of one attribute, made when `where` first asks. */
 let selectedIndexes: Array<Map<string, Map<string, LxNode[]>> | undefined> = [];
 registerCustomXPathFunction(
@@ -861,15 +914,12 @@ export function evaluateXPath31Plain(
   const plan = planPaths(expression, namespaces);
   const selections = plan && selectPaths(view, plan, namespaces);
   if (plan && selections) {
-    selected = selections;
     try {
-      return evaluatePlain(view, plan.expression, namespaces, nodes, keepCompiled);
+      return withSelections(view, plan, selections, () =>
+        evaluatePlain(view, plan.expression, namespaces, nodes, keepCompiled),
+      );
     } catch {
       // Evaluated as written below: its error is the one to tell, in the schema's own terms.
-    } finally {
-      selected = [];
-      selectedTexts = [];
-      selectedIndexes = [];
     }
   }
   return evaluatePlain(view, expression, namespaces, nodes, keepCompiled);
