@@ -160,6 +160,25 @@ describe('XPath 2.0+ functions', () => {
     expect(text(odd)).not.toContain('oxml-mcp');
   });
 
+  it('computes values per node of a selected path as XPath 3.1 does, its errors kept (ADR 0055)', async () => {
+    const xml =
+      '<d><line><qty>2</qty><price>1.25</price></line><line><qty>3</qty><price> 10 </price></line></d>';
+    const total = await call('xml_query', { xml, xpath: 'sum(//line ! (qty * price))' });
+    expect(answer(total)).toMatchObject({ type: 'number', values: ['32.5'], xpath_version: '3.1' });
+    const counts = await call('xml_query', { xml, xpath: '//line ! count(price)' });
+    expect(answer(counts)).toMatchObject({ count: 2, values: ['1', '1'], xpath_version: '3.1' });
+    // Two prices where number() takes one: XPath 3.1's error, in the user's words.
+    const two = await call('xml_query', {
+      xml: '<d><line><price>1</price><price>2</price></line></d>',
+      xpath: 'sum(//line ! number(price))',
+    });
+    expect(two.isError).toBe(true);
+    expect(text(two)).toMatch(
+      /^The expression `sum\(\/\/line ! number\(price\)\)` could not be evaluated as XPath 3\.1: XPTY0004/,
+    );
+    expect(text(two)).not.toContain('oxml-mcp');
+  });
+
   it('says what to write instead of a function neither XPath here has', async () => {
     const result = await call('xml_query', {
       xml: '<r><p>3.14159</p></r>',

@@ -31,6 +31,10 @@ async function answersAnalyticQuestions(client: Client): Promise<void> {
     xpath_version: '3.1',
   });
   expect(text(sum)).toMatch(/\n\(evaluated as XPath 3\.1\)$/);
+  const doubled = await ask('sum(//book ! (price * 2))');
+  expect(doubled.structuredContent).toMatchObject({
+    values: [String(2 * prices.reduce((a, b) => a + b, 0))],
+  });
   const genres = await ask(
     "for $g in distinct-values(//@genre) return $g || ' ' || count(//book[@genre = $g])",
   );
