@@ -15,7 +15,7 @@ import { XmlNsStruct, xmlNodeGetContent } from 'libxml2-wasm/lib/libxml2.mjs';
 import { heapWords } from './memory.js';
 import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
 import { type DocumentRef, type NodeRef, stringValue } from './tree.js';
-import { decodeUtf8 } from './utf8.js';
+import { decodeUtf8, shortAsciiAt } from './utf8.js';
 import { type PathPlan, type PerItem, planPaths, SELECTED_NAMESPACE } from './xpath31-paths.js';
 import { type NodeStructs, perItemValues } from './xpath31-per-item.js';
 import { type Selections, selectPaths } from './xpath31-selected.js';
@@ -124,6 +124,8 @@ export class Xpath31View implements NodeStructs {
   #string(address: number): string {
     if (address === 0) return '';
     const bytes = this.#bytes;
+    const ascii = shortAsciiAt(bytes, address);
+    if (ascii !== null) return ascii;
     const end = bytes.indexOf(0, address);
     return decodeUtf8(bytes.subarray(address, end));
   }
