@@ -125,12 +125,12 @@ export function planPaths(expression: string, namespaces: Record<string, string>
       number = paths.size + 1;
       paths.set(found.path, { number, path: found.path, guards: found.guards });
     }
-    // `path ! number(price)`: computed for each node from libxml2's structs.
-    const computed = readPerItem(expression, tokens, found.last + 1, namespaces);
+    // `path ! number(price)`, `for $r in path return …`: computed from libxml2's structs.
+    const computed = readPerItem(expression, tokens, index, found.last, namespaces);
     if (computed !== null) {
       perItem.push({ path: number, expression: computed.expression });
       pieces.push(
-        expression.slice(copied, token.start),
+        expression.slice(copied, (tokens[computed.first] as Token).start),
         `Q{${SELECTED_NAMESPACE}}per-item-${computed.type}(${perItem.length})`,
       );
       copied = (tokens[computed.last] as Token).end;

@@ -41,10 +41,11 @@ export type PerItemExpression =
       right: PerItemExpression;
     };
 
-/** The computation read after a `!`, its type, and its last token. */
+/** The computation read, its type, and its first and last tokens (the path's included). */
 export interface PerItemRead {
   expression: PerItemExpression;
   type: PerItemType;
+  first: number;
   last: number;
 }
 
@@ -62,16 +63,49 @@ const BINDS_TIGHTER = new Set(['/', '//', '[', '(', '?']);
 export function readPerItem(
   expression: string,
   tokens: Token[],
-  operator: number,
+  pathStart: number,
+  pathLast: number,
   namespaces: Record<string, string>,
 ): PerItemRead | null {
-  if (!symbolAt(tokens, operator, '!') && !symbolAt(tokens, operator, '/')) return null;
-  const reader = new PerItemReader(expression, tokens, namespaces, operator + 1);
+  const operator = pathLast + 1;
+  if (!symbolAt(tokens, operator, '!') && !symbolAt(tokens, operator, '/'))
+    return readForReturn(expression, tokens, pathStart, pathLast, namespaces);
+  const reader = new PerItemReader(expression, tokens, namespaces, operator + 1, null);
   const read = reader.top();
   if (read === null) return null;
   const after = tokens[reader.at];
   if (after?.kind === 'symbol' && BINDS_TIGHTER.has(after.text)) return null;
-  return { ...read, last: reader.at - 1 };
+  return { ...read, first: pathStart, last: reader.at - 1 };
+}
+
+/**
+ * `for $r in path return E`, E a computation whose paths all start at `$r` (`number($r/price)`,
+ * `$r/qty * $r/price`): the same values as `path ! E` with `.` for `$r`. E must end where the
+ * `for` does (at `)`, `]`, `,` or the end), and may not read the context item, which is not `$r`.
+ */
+function readForReturn(
+  expression: string,
+  tokens: Token[],
+  pathStart: number,
+  pathLast: number,
+  namespaces: Record<string, string>,
+): PerItemRead | null {
+  const [keyword, variable, keywordIn] = tokens.slice(pathStart - 3, pathStart);
+  const back = tokens[pathLast + 1];
+  const isKeyword = (token: Token | undefined, word: string) =>
+    token?.kind === 'name' && token.prefix === null && token.local === word;
+  if (!isKeyword(keyword, 'for') || variable?.kind !== 'variable' || !isKeyword(keywordIn, 'in')) return null;
+  if (!isKeyword(back, 'return')) return null;
+  const name = expression.slice(variable.start, variable.end);
+  const reader = new PerItemReader(expression, tokens, namespaces, pathLast + 2, name);
+  const read = reader.body();
+  const after = tokens[reader.at];
+  if (
+    read === null ||
+    !(after === undefined || [')', ']', ','].some((text) => symbolAt(tokens, reader.at, text)))
+  )
+    return null;
+  return { ...read, first: pathStart - 3, last: reader.at - 1 };
 }
 
 function symbolAt(tokens: Token[], at: number, text: string): boolean {
@@ -85,17 +119,34 @@ class PerItemReader {
   readonly #expression: string;
   readonly #tokens: Token[];
   readonly #namespaces: Record<string, string>;
+  /** `$r` of `for $r in …`, whose paths start with it; null: paths start at the context item. */
+  readonly #variable: string | null;
   at: number;
-  constructor(expression: string, tokens: Token[], namespaces: Record<string, string>, at: number) {
+  constructor(
+    expression: string,
+    tokens: Token[],
+    namespaces: Record<string, string>,
+    at: number,
+    variable: string | null,
+  ) {
     this.#expression = expression;
     this.#tokens = tokens;
     this.#namespaces = namespaces;
     this.at = at;
+    this.#variable = variable;
   }
 
   /** A call, or a parenthesized arithmetic expression: a path expression, so all of `!`'s operand. */
   top(): { expression: PerItemExpression; type: PerItemType } | null {
-    const read = symbolAt(this.#tokens, this.at, '(') ? this.#parenthesized() : this.#call();
+    return this.#typed(symbolAt(this.#tokens, this.at, '(') ? this.#parenthesized() : this.#call());
+  }
+
+  /** A `return` clause: arithmetic, up to where the `for` ends. */
+  body(): { expression: PerItemExpression; type: PerItemType } | null {
+    return this.#typed(this.#additive());
+  }
+
+  #typed(read: Typed | null): { expression: PerItemExpression; type: PerItemType } | null {
     if (read === null || read.type === 'untyped' || read.expression.kind === 'literal') return null;
     return { expression: read.expression, type: read.type };
   }
@@ -173,6 +224,7 @@ class PerItemReader {
     }
     if (symbolAt(this.#tokens, this.at, '(')) return this.#parenthesized();
     if (token.kind === 'name' && token.before === '(') return this.#call();
+    if (token.kind === 'variable' && this.#variable === null) return null;
     const path = this.#path();
     return path === null ? null : { expression: { kind: 'untyped', path }, type: 'untyped' };
   }
@@ -184,7 +236,9 @@ class PerItemReader {
     if (name === null) return null;
     this.at += 2;
     let path: NodeStep[] | null = [];
+    // number() reads the context item, which a `for` body's is not.
     if (!(name === 'number' && symbolAt(this.#tokens, this.at, ')'))) path = this.#path();
+    else if (this.#variable !== null) return null;
     if (path === null || !symbolAt(this.#tokens, this.at, ')')) return null;
     this.at++;
     if (name === 'number') return { expression: { kind: 'number', path }, type: 'double' };
@@ -202,9 +256,19 @@ class PerItemReader {
     return null;
   }
 
-  /** `.`, or child and attribute steps by name joined by `/`; `.` is the empty path. */
+  /**
+   * `.`, or child and attribute steps by name joined by `/`; `.` is the empty path. In a `for`
+   * body: `$r`, or `$r/` and the steps.
+   */
   #path(): NodeStep[] | null {
-    if (symbolAt(this.#tokens, this.at, '.')) {
+    if (this.#variable !== null) {
+      const token = this.#tokens[this.at];
+      if (token?.kind !== 'variable' || this.#expression.slice(token.start, token.end) !== this.#variable)
+        return null;
+      this.at++;
+      if (!symbolAt(this.#tokens, this.at, '/')) return [];
+      this.at++;
+    } else if (symbolAt(this.#tokens, this.at, '.')) {
       this.at++;
       return [];
     }

@@ -32,6 +32,12 @@ describe('planPaths: per-item computations', () => {
     // `!` is left-associative and binds tighter than `=>`: the computation is its whole operand.
     expect(rewritten('//r ! number(p) ! string(.)')).toBe(`${SELECTED}per-item-double(1) ! string(.)`);
     expect(rewritten('//r ! number(p) => sum()')).toBe(`${SELECTED}per-item-double(1) => sum()`);
+    // A `for` whose body reads only its variable's paths: the same values as `!`.
+    expect(rewritten('sum(for $r in //r return number($r/p))')).toBe(`sum(${SELECTED}per-item-double(1))`);
+    expect(rewritten('sum(for $l in //line return $l/qty * $l/price), 1')).toBe(
+      `sum(${SELECTED}per-item-double(1)), 1`,
+    );
+    expect(rewritten('for $a in //r/@v return xs:decimal($a)')).toBe(`${SELECTED}per-item-decimal(1)`);
   });
 
   it('hands fontoxpath a path it also reads elsewhere, and leaves anything else as it was', () => {
@@ -52,6 +58,13 @@ describe('planPaths: per-item computations', () => {
       ['//r ! number(..)', '//r'],
       ['//r ! number(child::p)', '//r'],
       ['//r//number(p)', '//r'],
+      // A `for` body that reads the context item, another variable, or goes on past the `for`.
+      ['for $r in //r return number(p)', '//r'],
+      ['for $r in //r return number()', '//r'],
+      ['for $r in //r return number($s/p)', '//r'],
+      ['for $r in //r return $r/p', '//r'],
+      ['for $r in //r return number($r/p) else 1', '//r'],
+      ['for $r in //r, $s in //s return number($r/p)', '//r'],
     ] as const) {
       expect(planPaths(expression, NS)?.perItem, expression).toBeUndefined();
       expect(planPaths(expression, NS)?.paths[0], expression).toEqual({ path, guards: [] });
@@ -124,6 +137,9 @@ describe('evaluateXPath31Counted: per-item values from the structs', () => {
       '//r/number(q)',
       '//r ! (n div q)',
       'avg(//r ! xs:double(q)) => string()',
+      'for $r in //r return number($r/p)',
+      'sum(for $r in //r return $r/q * $r/n)',
+      'for $v in //r/@v return xs:double($v)',
     ]);
     for (const { expression, computed, walked } of runs) {
       // The document node's wrapper only: the selection and the children are read as structs.
