@@ -67,10 +67,11 @@ export function readPerItem(
   pathLast: number,
   namespaces: Record<string, string>,
 ): PerItemRead | null {
+  const source = { expression, tokens, namespaces };
   const operator = pathLast + 1;
   if (!symbolAt(tokens, operator, '!') && !symbolAt(tokens, operator, '/'))
-    return readForReturn(expression, tokens, pathStart, pathLast, namespaces);
-  const reader = new PerItemReader(expression, tokens, namespaces, operator + 1, null);
+    return readForReturn(source, pathStart, pathLast);
+  const reader = new PerItemReader(source, operator + 1, null);
   const read = reader.top();
   if (read === null) return null;
   const after = tokens[reader.at];
@@ -83,13 +84,8 @@ export function readPerItem(
  * `$r/qty * $r/price`): the same values as `path ! E` with `.` for `$r`. E must end where the
  * `for` does (at `)`, `]`, `,` or the end), and may not read the context item, which is not `$r`.
  */
-function readForReturn(
-  expression: string,
-  tokens: Token[],
-  pathStart: number,
-  pathLast: number,
-  namespaces: Record<string, string>,
-): PerItemRead | null {
+function readForReturn(source: Source, pathStart: number, pathLast: number): PerItemRead | null {
+  const { expression, tokens } = source;
   const [keyword, variable, keywordIn] = tokens.slice(pathStart - 3, pathStart);
   const back = tokens[pathLast + 1];
   const isKeyword = (token: Token | undefined, word: string) =>
@@ -97,7 +93,7 @@ function readForReturn(
   if (!isKeyword(keyword, 'for') || variable?.kind !== 'variable' || !isKeyword(keywordIn, 'in')) return null;
   if (!isKeyword(back, 'return')) return null;
   const name = expression.slice(variable.start, variable.end);
-  const reader = new PerItemReader(expression, tokens, namespaces, pathLast + 2, name);
+  const reader = new PerItemReader(source, pathLast + 2, name);
   const read = reader.body();
   const after = tokens[reader.at];
   if (
@@ -113,6 +109,13 @@ function symbolAt(tokens: Token[], at: number, text: string): boolean {
   return token?.kind === 'symbol' && token.text === text;
 }
 
+/** The expression being planned, its tokens and the prefixes the call binds. */
+interface Source {
+  expression: string;
+  tokens: Token[];
+  namespaces: Record<string, string>;
+}
+
 type Typed = { expression: PerItemExpression; type: PerItemType | 'untyped' };
 
 class PerItemReader {
@@ -122,16 +125,10 @@ class PerItemReader {
   /** `$r` of `for $r in …`, whose paths start with it; null: paths start at the context item. */
   readonly #variable: string | null;
   at: number;
-  constructor(
-    expression: string,
-    tokens: Token[],
-    namespaces: Record<string, string>,
-    at: number,
-    variable: string | null,
-  ) {
-    this.#expression = expression;
-    this.#tokens = tokens;
-    this.#namespaces = namespaces;
+  constructor(source: Source, at: number, variable: string | null) {
+    this.#expression = source.expression;
+    this.#tokens = source.tokens;
+    this.#namespaces = source.namespaces;
     this.at = at;
     this.#variable = variable;
   }
