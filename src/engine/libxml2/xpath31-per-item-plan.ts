@@ -52,6 +52,11 @@ export interface PerItemRead {
 const XS = 'http://www.w3.org/2001/XMLSchema';
 const FN = 'http://www.w3.org/2005/xpath-functions';
 const XML = 'http://www.w3.org/XML/1998/namespace';
+/**
+ * An XQuery prolog may rebind what this module reads by name (`declare default function
+ * namespace`, `declare namespace xs = …`, a declared function): such an expression is left whole.
+ */
+const PROLOG = /^(?:\s|\(:[\s\S]*?:\))*(?:xquery\s+version|declare\s|import\s)/;
 /** Tokens after which the computation would not be the whole right operand of `!`. */
 const BINDS_TIGHTER = new Set(['/', '//', '[', '(', '?']);
 
@@ -67,6 +72,7 @@ export function readPerItem(
   pathLast: number,
   namespaces: Record<string, string>,
 ): PerItemRead | null {
+  if (PROLOG.test(expression)) return null;
   const source = { expression, tokens, namespaces };
   const operator = pathLast + 1;
   if (!symbolAt(tokens, operator, '!') && !symbolAt(tokens, operator, '/'))

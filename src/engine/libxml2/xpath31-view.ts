@@ -674,7 +674,7 @@ export function evaluateXPath31Counted(
 /** Runs `evaluate` with a plan's selections bound for the functions below; unbound after. */
 function withSelections<T>(view: Xpath31View, plan: PathPlan, selections: Selections, evaluate: () => T): T {
   selected = selections.nodes;
-  perItem = { view, computations: plan.perItem ?? [], pointers: selections.pointers };
+  perItem = { view, computations: plan.perItem ?? [], pointers: selections.pointers, values: [] };
   try {
     return evaluate();
   } finally {
@@ -698,10 +698,15 @@ registerCustomXPathFunction(
 );
 /**
  * The per-item computations of the expression being evaluated, for `per-item-<type>(n)`
- * (xpath31-per-item-plan.ts), with the view and the selections' pointers they read.
+ * (xpath31-per-item-plan.ts), with the view and the selections' pointers they read, and each
+ * one's values once computed: inside a predicate fontoxpath asks again for every context node.
  */
-let perItem: { view: Xpath31View; computations: readonly PerItem[]; pointers: readonly number[][] } | null =
-  null;
+let perItem: {
+  view: Xpath31View;
+  computations: readonly PerItem[];
+  pointers: readonly number[][];
+  values: Array<number[] | undefined>;
+} | null = null;
 for (const type of ['double', 'decimal', 'integer'])
   registerCustomXPathFunction(
     { namespaceURI: SELECTED_NAMESPACE, localName: `per-item-${type}` },
@@ -710,11 +715,13 @@ for (const type of ['double', 'decimal', 'integer'])
     (_, number: number) => {
       const computation = perItem?.computations[number - 1];
       if (perItem === null || computation === undefined) return [];
-      return perItemValues(
+      perItem.values[number - 1] ??= perItemValues(
         perItem.view,
         perItem.pointers[computation.path - 1] ?? [],
         computation.expression,
       );
+      // A copy: fontoxpath owns what it is handed.
+      return perItem.values[number - 1]?.slice() ?? [];
     },
   );
 /** Each selection's nodes by the text of one attribute, made when `where` first asks. */

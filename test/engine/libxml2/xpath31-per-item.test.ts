@@ -69,8 +69,11 @@ describe('planPaths: per-item computations', () => {
       expect(planPaths(expression, NS)?.perItem, expression).toBeUndefined();
       expect(planPaths(expression, NS)?.paths[0], expression).toEqual({ path, guards: [] });
     }
-    // A prefix bound to another namespace than the functions'.
+    // A prefix bound to another namespace than the functions', or a prolog that may rebind one.
     expect(planPaths('//r ! xs:double(p)', { xs: 'urn:other' })?.perItem).toBeUndefined();
+    expect(
+      planPaths('declare default function namespace "urn:f"; //r ! number(p)', NS)?.perItem,
+    ).toBeUndefined();
   });
 });
 
@@ -146,6 +149,11 @@ describe('evaluateXPath31Counted: per-item values from the structs', () => {
       expect(computed.wrappers, expression).toBe(1);
       expect(walked.wrappers, expression).toBeGreaterThan(4);
     }
+    // Inside a predicate: asked again for each context node, computed once.
+    const [inPredicate] = alike(doc, ['//r[number(q) = max(//r ! number(q))]/n ! string()']);
+    expect(inPredicate?.computed.answer?.items).toEqual([
+      '{"kind":"atomic","type":"xs:string","text":"0.000001"}',
+    ]);
     expect(both(doc, '//r ! number(p)').computed.answer?.items.map((item) => JSON.parse(item).text)).toEqual([
       '12.5',
       '1',
