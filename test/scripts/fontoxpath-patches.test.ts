@@ -17,6 +17,7 @@ import {
   patchFontoxpathOrder,
   patchFontoxpathRegex,
   patchFontoxpathStringValue,
+  patchFontoxpathUntypedReturn,
   patchIfFontoxpath,
   patchXspattern,
   XSPATTERN_ESM,
@@ -47,6 +48,7 @@ const MINIMAL_FONTOXPATH = [
   'function Pk(a,b,c,d,e,f,h,k){a=Nk.get(a);if(!a)return null;',
   'function qc(a,b){',
   'const e=[];(function k(h){if(8!==d.node.nodeType&&7!==d.node.nodeType){var l=h.nodeType;',
+  'case 1:return g(b+"",1);',
 ].join(';');
 
 describe('fontoxpath-patches', () => {
@@ -194,17 +196,33 @@ describe('string-value patch', () => {
   });
 });
 
-describe('distinct-values and sort#3 patch', () => {
+describe('untyped return patch', () => {
+  it('applies once to both dist files, converting a registered xs:untypedAtomic result as a string is', () => {
+    for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
+      const path = join(DIST, file);
+      const patched = patchFontoxpathUntypedReturn(readFileSync(path, 'utf8'), path);
+      expect(count(patched, 'case 1:return g(b+"",1);case 19:return g(b+"",19);')).toBe(1);
+    }
+  });
+
+  it('throws when fontoxpath no longer has the conversion it extends', () => {
+    expect(() => patchFontoxpathUntypedReturn('case 1:return g(b,1);', 'u.js')).toThrow(
+      /fontoxpath-patches: expected the text .* exactly once in u\.js/,
+    );
+  });
+});
+
+describe('distinct-values and sort patch', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'oxml-fontoxpath-distinct-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('applies once to both dist files, adding fn:sort#3 after distinct-values', () => {
+  it('applies once to both dist files, adding fn:sort#1, #2 and #3 after distinct-values', () => {
     for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
       const path = join(DIST, file);
       const patched = patchFontoxpathDistinctSort(readFileSync(path, 'utf8'), path);
       expect(patched).not.toContain('e.slice(0,h).every(k=>!De(f,k))');
       expect(count(patched, 'localName:"sort",namespaceURI:"http://www.w3.org/2005/xpath-functions"')).toBe(
-        1,
+        3,
       );
     }
   });

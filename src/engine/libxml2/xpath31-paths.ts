@@ -21,6 +21,11 @@ import { scanName } from '../query/xpath-tokens.js';
 export interface DelegatedPath {
   path: string;
   guards: string[];
+  /**
+   * Every use of the path is `distinct-values(path)`: only its nodes' distinct texts are read,
+   * so no node needs a wrapper (`distinct-texts`).
+   */
+  textsOnly: boolean;
 }
 
 /**
@@ -96,6 +101,16 @@ export function planPaths(expression: string, namespaces: Record<string, string>
   if (tokens === null) return null;
   const reader = new PathReader(expression, tokens, namespaces);
   const paths = new Map<string, DelegatedPath & { number: number }>();
+  const noteUse = (found: FoundPath, textsOnly: boolean): number => {
+    const known = paths.get(found.path);
+    if (known !== undefined) {
+      known.textsOnly &&= textsOnly;
+      return known.number;
+    }
+    const number = paths.size + 1;
+    paths.set(found.path, { number, path: found.path, guards: found.guards, textsOnly });
+    return number;
+  };
   const pieces: string[] = [];
   let copied = 0;
   let braces = 0;
@@ -106,21 +121,19 @@ export function planPaths(expression: string, namespaces: Record<string, string>
     if (braces > 0 || !isSlash(token) || !startsOperand(tokens, index)) continue;
     const found = reader.read(index);
     if (found === null) continue;
-    let number = paths.get(found.path)?.number;
-    if (number === undefined) {
-      number = paths.size + 1;
-      paths.set(found.path, { number, path: found.path, guards: found.guards });
-    }
     if (isDistinctValuesOf(tokens, index, found.last)) {
-      // distinct-values(path): the first node of each text, atomized (xs:untypedAtomic, by text).
+      // distinct-values(path): each distinct text once, in the order of its first node, as
+      // xs:untypedAtomic (what atomizing a node of an untyped document gives).
+      const number = noteUse(found, true);
       pieces.push(
         expression.slice(copied, (tokens[index - 2] as Token).start),
-        `data(Q{${SELECTED_NAMESPACE}}first-of-each(${number}))`,
+        `(Q{${SELECTED_NAMESPACE}}distinct-texts(${number}))`,
       );
       copied = (tokens[found.last + 1] as Token).end;
       index = found.last + 1;
       continue;
     }
+    const number = noteUse(found, false);
     const left = comparedNodes(tokens, index, found.last);
     const keyed = left === null ? attributeEqualsVariable(tokens, found.last + 1) : null;
     if (keyed !== null) {
@@ -150,7 +163,7 @@ export function planPaths(expression: string, namespaces: Record<string, string>
   pieces.push(expression.slice(copied));
   return {
     expression: pieces.join(''),
-    paths: [...paths.values()].map(({ path, guards }) => ({ path, guards })),
+    paths: [...paths.values()].map(({ path, guards, textsOnly }) => ({ path, guards, textsOnly })),
   };
 }
 
@@ -198,9 +211,9 @@ function comparedNodes(tokens: Token[], pathStart: number, pathLast: number): nu
 
 /**
  * `distinct-values(path)`, the path its only argument: its nodes' values are all
- * xs:untypedAtomic, equal when their texts are, so the first node of each text, atomized, is the
- * answer, in the same order; `first-of-each` finds them with a `Set`, where fontoxpath atomized
- * and keyed every node.
+ * xs:untypedAtomic, equal when their texts are, so each distinct text, in the order of its first
+ * node, is the answer; `distinct-texts` finds them with a `Set`, read from libxml2's structs,
+ * where fontoxpath wrapped, atomized and keyed every node.
  */
 function isDistinctValuesOf(tokens: Token[], pathStart: number, pathLast: number): boolean {
   const name = tokens[pathStart - 2];

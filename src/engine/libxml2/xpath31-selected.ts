@@ -4,40 +4,56 @@ import type { PathPlan } from './xpath31-paths.js';
 import type { LxNode, Xpath31View } from './xpath31-view.js';
 
 /**
- * The nodes libxml2 selects for each path of a plan (xpath31-paths.ts), in the plan's order, as
- * the view's wrappers in document order; or null when a guard finds a compared value the two
- * languages read differently, or a path fails (over its step budget), so that the expression is
- * evaluated as written instead.
+ * What libxml2 selected for one path of a plan: the nodes as the view's wrappers in document
+ * order, or, for a path read only by `distinct-values` (`textsOnly`), no wrapper at all but each
+ * distinct text once, in the order of its first node.
+ */
+export type Selection = { nodes: readonly LxNode[] } | { distinctTexts: readonly string[] };
+
+/**
+ * What libxml2 selects for each path of a plan (xpath31-paths.ts), in the plan's order; or null
+ * when a guard finds a compared value the two languages read differently, a path fails (over its
+ * step budget), or it selects a node fontoxpath must not see, so that the expression is evaluated
+ * as written instead.
  */
 export function selectPaths(
   view: Xpath31View,
   plan: PathPlan,
   namespaces: Record<string, string>,
   opLimit = MAX_XPATH_OPERATIONS,
-): LxNode[][] | null {
+): Selection[] | null {
   const docPtr = view.docPtr;
-  const selections: LxNode[][] = [];
-  for (const { path, guards } of plan.paths) {
+  const selections: Selection[] = [];
+  for (const { path, guards, textsOnly } of plan.paths) {
     for (const guard of guards) {
       const differs = evaluateXPath(docPtr, `boolean(${guard})`, namespaces, opLimit, (value) =>
         value.type === 'boolean' ? value.value : true,
       );
       if (differs !== false) return null;
     }
-    const nodes = evaluateXPath(docPtr, path, namespaces, opLimit, (value) => {
+    const selection = evaluateXPath(docPtr, path, namespaces, opLimit, (value): Selection | null => {
       if (value.type !== 'node-set') return null;
       // libxml2 may have grown the WebAssembly memory while it evaluated.
       view.refresh();
+      if (textsOnly) {
+        const texts = new Set<string>();
+        for (let index = 0; index < value.size; index++) {
+          const text = view.textAt(value.node(index));
+          if (text === null) return null;
+          texts.add(text);
+        }
+        return { distinctTexts: [...texts] };
+      }
       const wrapped: LxNode[] = new Array(value.size);
       for (let index = 0; index < value.size; index++) {
         const node = view.wrap(value.node(index));
         if (node === null) return null;
         wrapped[index] = node;
       }
-      return wrapped;
+      return { nodes: wrapped };
     });
-    if (nodes === null || isXPathFailure(nodes)) return null;
-    selections.push(nodes);
+    if (selection === null || isXPathFailure(selection)) return null;
+    selections.push(selection);
   }
   return selections;
 }

@@ -17,7 +17,7 @@ import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE
 import { type DocumentRef, type NodeRef, stringValue } from './tree.js';
 import { decodeUtf8 } from './utf8.js';
 import { planPaths, SELECTED_NAMESPACE } from './xpath31-paths.js';
-import { selectPaths } from './xpath31-selected.js';
+import { type Selection, selectPaths } from './xpath31-selected.js';
 
 const ELEMENT = 1;
 const ATTRIBUTE = 2;
@@ -26,6 +26,8 @@ const CDATA = 4;
 const PI = 7;
 const COMMENT = 8;
 const DOCUMENT = 9;
+/** Bytes of a value read character by character before it is handed to TextDecoder. */
+const SHORT_TEXT = 64;
 
 // fontoxpath ships a UMD file as `main`, whose names Node's ESM loader cannot see (tsx, the tests'
 // workers), and an ES module as `module` (the bundle); both have the API as their default export.
@@ -123,8 +125,15 @@ export class Xpath31View {
   #string(address: number): string {
     if (address === 0) return '';
     const bytes = this.#bytes;
-    const end = bytes.indexOf(0, address);
-    return decodeUtf8(bytes.subarray(address, end));
+    // Most values are short ASCII: built in JavaScript they skip TextDecoder's fixed cost per call.
+    let text = '';
+    for (let at = address; at < address + SHORT_TEXT; at++) {
+      const byte = bytes[at] as number;
+      if (byte === 0) return text;
+      if (byte > 0x7f) break;
+      text += String.fromCharCode(byte);
+    }
+    return decodeUtf8(bytes.subarray(address, bytes.indexOf(0, address)));
   }
 
   #name(node: number): { local: string; bucket: string } {
@@ -267,17 +276,40 @@ export class Xpath31View {
   }
 
   dataOf(node: LxNode): string {
-    if (node.nodeType === ATTRIBUTE) {
-      const first = this.#at(node.ptr + CHILDREN);
-      if (first === 0) return '';
-      if (this.#at(first + NEXT) === 0 && this.#at(first + TYPE) === TEXT)
-        return this.#string(this.#at(first + CONTENT));
-      const value = xmlNodeGetContent(node.ptr) ?? '';
-      this.refresh();
-      return value;
-    }
+    if (node.nodeType === ATTRIBUTE) return this.#attributeValue(node.ptr);
     if (node.nodeType === ELEMENT || node.nodeType === DOCUMENT) return '';
     return this.#string(this.#at(node.ptr + CONTENT));
+  }
+
+  #attributeValue(ptr: number): string {
+    const first = this.#at(ptr + CHILDREN);
+    if (first === 0) return '';
+    if (this.#at(first + NEXT) === 0 && this.#at(first + TYPE) === TEXT)
+      return this.#string(this.#at(first + CONTENT));
+    const value = xmlNodeGetContent(ptr) ?? '';
+    this.refresh();
+    return value;
+  }
+
+  /**
+   * The string-value of the node at `ptr`, read from the structs without making a wrapper; null
+   * for a kind `wrap` refuses (fontoxpath must not see it).
+   */
+  textAt(ptr: number): string | null {
+    switch (this.#at(ptr + TYPE)) {
+      case ATTRIBUTE:
+        return this.#attributeValue(ptr);
+      case ELEMENT:
+      case DOCUMENT:
+        return this.#descendantText(ptr);
+      case TEXT:
+      case CDATA:
+      case COMMENT:
+      case PI:
+        return this.#string(this.#at(ptr + CONTENT));
+      default:
+        return null;
+    }
   }
 
   /**
@@ -307,7 +339,10 @@ export class Xpath31View {
   stringValueOf(node: FontoNode): string | undefined {
     if (!(node instanceof LxNode) || node.view !== this) return undefined;
     if (node.nodeType !== ELEMENT && node.nodeType !== DOCUMENT) return undefined;
-    const top = node.ptr as number;
+    return this.#descendantText(node.ptr);
+  }
+
+  #descendantText(top: number): string {
     let text = '';
     let ptr = this.#at(top + CHILDREN);
     while (ptr !== 0) {
@@ -529,53 +564,6 @@ export interface Xpath31Answer {
   items: Xpath31Item[];
 }
 
-/**
- * `fn:sort` (one and two arguments), which fontoxpath 3.34 lacks: items in ascending order of
- * their atomized value (a node's string-value), numerically when every key is a number, else by
- * Unicode code points (the default collation; the collation argument is accepted and must be
- * it); equal keys keep their order. fontoxpath hands a registered function JavaScript values,
- * so a number comes back as an xs:double. `fn:sort#3` (a key function) cannot be registered: the
- * function item arrives uncallable; it is a patch to fontoxpath (scripts/fontoxpath-patches.ts).
- */
-const FN = 'http://www.w3.org/2005/xpath-functions';
-const CODEPOINT_COLLATION = 'http://www.w3.org/2005/xpath-functions/collation/codepoint';
-function sortItems(items: unknown[]): unknown[] {
-  const keys = items.map((item) =>
-    item instanceof LxNode
-      ? (xmlNodeGetContent(item.ptr) ?? '')
-      : item instanceof Date
-        ? item.getTime()
-        : typeof item === 'boolean'
-          ? Number(item)
-          : item,
-  );
-  const numeric = keys.every((key) => typeof key === 'number');
-  const order = items.map((_, index) => index);
-  order.sort((a, b) => {
-    const x = keys[a] as number | string;
-    const y = keys[b] as number | string;
-    if (numeric) return (x as number) - (y as number) || 0;
-    const left = String(x);
-    const right = String(y);
-    return left < right ? -1 : left > right ? 1 : 0;
-  });
-  for (const item of items) if (item instanceof LxNode) item.view.refresh();
-  return order.map((index) => items[index]);
-}
-registerCustomXPathFunction({ namespaceURI: FN, localName: 'sort' }, ['item()*'], 'item()*', (_, items) =>
-  sortItems(items as unknown[]),
-);
-registerCustomXPathFunction(
-  { namespaceURI: FN, localName: 'sort' },
-  ['item()*', 'xs:string?'],
-  'item()*',
-  (_, items, collation) => {
-    if (collation !== null && collation !== CODEPOINT_COLLATION)
-      throw new Error(`FOCH0002: The collation ${String(collation)} is not supported; use the default.`);
-    return sortItems(items as unknown[]);
-  },
-);
-
 /** The atomic types whose name is reported, most specific first (`instance of` is true for supertypes). */
 const ATOMIC_TYPES = [
   'xs:integer',
@@ -655,12 +643,16 @@ export function evaluateXPath31Counted(
  * The nodes libxml2 selected for the paths of the expression being evaluated, for
  * `Q{SELECTED_NAMESPACE}selected(n)`; empty between calls, so no call's nodes outlive it.
  */
-let selected: readonly LxNode[][] = [];
+let selected: readonly Selection[] = [];
+const nodesOf = (number: number): readonly LxNode[] => {
+  const selection = selected[number - 1];
+  return selection !== undefined && 'nodes' in selection ? selection.nodes : [];
+};
 registerCustomXPathFunction(
   { namespaceURI: SELECTED_NAMESPACE, localName: 'selected' },
   ['xs:integer'],
   'node()*',
-  (_, number: number) => selected[number - 1] ?? [],
+  (_, number: number) => nodesOf(number),
 );
 /** Each selection's nodes by the text of one attribute, made when `where` first asks. */
 let selectedIndexes: Array<Map<string, Map<string, LxNode[]>> | undefined> = [];
@@ -676,7 +668,7 @@ registerCustomXPathFunction(
     let index = byName.get(name);
     if (index === undefined) {
       index = new Map<string, LxNode[]>();
-      for (const node of selected[number - 1] ?? []) {
+      for (const node of nodesOf(number)) {
         const value = node.view.getAttribute(node, name);
         if (value === null) continue;
         const nodes = index.get(value);
@@ -688,24 +680,17 @@ registerCustomXPathFunction(
     if (keys.length === 1) return index.get(keys[0] as string) ?? [];
     // Several keys: the nodes any of them selects, still in document order.
     const wanted = new Set(keys as string[]);
-    return (selected[number - 1] ?? []).filter((node) =>
-      wanted.has(node.view.getAttribute(node, name) ?? ''),
-    );
+    return nodesOf(number).filter((node) => wanted.has(node.view.getAttribute(node, name) ?? ''));
   },
 );
 registerCustomXPathFunction(
-  { namespaceURI: SELECTED_NAMESPACE, localName: 'first-of-each' },
+  { namespaceURI: SELECTED_NAMESPACE, localName: 'distinct-texts' },
   ['xs:integer'],
-  'node()*',
+  // A string returned as xs:untypedAtomic: scripts/fontoxpath-patches.ts, UNTYPED_RETURN_PATCHES.
+  'xs:untypedAtomic*',
   (_, number: number) => {
-    const seen = new Set<string>();
-    const nodes = selected[number - 1] ?? [];
-    return nodes.filter((node) => {
-      const text = textOf(node);
-      if (seen.has(text)) return false;
-      seen.add(text);
-      return true;
-    });
+    const selection = selected[number - 1];
+    return selection !== undefined && 'distinctTexts' in selection ? selection.distinctTexts : [];
   },
 );
 /** A selected node's string-value (an attribute's read in place; an element's by libxml2). */
@@ -725,7 +710,7 @@ registerCustomXPathFunction(
   (_, values: string[], number: number) => {
     let texts = selectedTexts[number - 1];
     if (texts === undefined) {
-      texts = new Set((selected[number - 1] ?? []).map(textOf));
+      texts = new Set(nodesOf(number).map(textOf));
       selectedTexts[number - 1] = texts;
     }
     return values.some((value) => texts.has(value));
