@@ -690,7 +690,9 @@ registerCustomXPathFunction(
   'xs:untypedAtomic*',
   (_, number: number) => {
     const selection = selected[number - 1];
-    return selection !== undefined && 'distinctTexts' in selection ? selection.distinctTexts : [];
+    if (selection !== undefined && 'distinctTexts' in selection) return selection.distinctTexts;
+    // The path is also read as nodes elsewhere in the expression, so it was selected as nodes.
+    return [...new Set(nodesOf(number).map(textOf))];
   },
 );
 /** A selected node's string-value (an attribute's read in place; an element's by libxml2). */

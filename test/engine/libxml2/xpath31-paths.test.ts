@@ -191,6 +191,9 @@ describe('evaluateXPath31Counted with paths selected by libxml2', () => {
       // Untyped: '04' equals 4 as a number, and ' 70 ' keeps its spaces as a text.
       'distinct-values(//r/@n) = 4, distinct-values(//price) ! string()',
       'count(distinct-values(//@k)), distinct-values(/d/g/item/@type)',
+      // One path read both ways: selected as nodes, its distinct texts taken from them.
+      "string-join(for $k in distinct-values(//r/@k) return $k || '=' || count(//r/@k[. = $k]), ' ')",
+      'for $p in distinct-values(//price) return count(//price[. = $p])',
       'for $k in //g/item/@type return count(//r[$k = @k]) + count(//g/item[@type = $k])',
     ]) {
       const { selected, walked } = both(doc, expression);
