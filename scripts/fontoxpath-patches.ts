@@ -29,6 +29,8 @@
  *
  * 7. A registered function may return xs:untypedAtomic (UNTYPED_RETURN_PATCHES, below; ADR 0055).
  *
+ * 8. XQuery's `order by` sorts in n log n (ORDER_BY_PATCHES, below; ADR 0055).
+ *
  * All are applied to fontoxpath's dist file (CommonJS `fontoxpath.js`, which esbuild, tsx and Node pick
  * through `main`; the ES module `fontoxpath.esm.js`, which Vite picks through `module`; both have
  * the same text) by: the production bundle (scripts/build.ts, esbuild plugin), vitest
@@ -332,24 +334,48 @@ export function patchFontoxpathUntypedReturn(source: string, file = 'fontoxpath'
   );
 }
 
+/**
+ * XQuery's `order by` (`Qi`, unminified `OrderByExpression`) sorted its keys by adjacent swaps
+ * that never stop early: n²/2 comparisons whatever the order, each looking up its comparison
+ * function, so `for $r in //record order by number($r/price) return …` over 23,000 records took
+ * 80 to 155 s. The patch sorts the same indices with Array's sort, stable as the swaps were, by
+ * the same "greater-than" the specification and fontoxpath define (empty least or greatest, NaN
+ * next to the empty sequence, else `gt`); descending still reads the ascending order backwards,
+ * as before. Its NaN test is on numbers only: fontoxpath's `isNaN(value)` took every text that is
+ * not a number for NaN, so `'abc'` sorted before `'10'` (ADR 0055, addendum 2).
+ */
+const ORDER_BY_GREATER =
+  '(W,V)=>{const M=x=>"number"===typeof x.value&&x.value!==x.value;' +
+  'if(n.ec){if(null===V)return null!==W;if(null===W)return!1;if(M(V))return!M(W);if(M(W))return!1}' +
+  'else{if(null===W)return null!==V;if(null===V)return!1;if(M(W))return!M(V);if(M(V))return!1}' +
+  'return ui("gtOp",W.type,V.type)(W,V,a)}';
+const ORDER_BY_PATCHES: ReadonlyArray<readonly [string, string]> = [
+  [
+    't=h.length;k=h.map((z,y)=>y);for(let z=0;z<t;z++)if(z+1!==t)for(let y=z;0<=y;y--){const F=y,N=y+1;if(N===t)continue;const U=h[k[F]],da=h[k[N]];if(null!==da||null!==U){if(n.ec){if(null===U)continue;if(null===da&&null!==U){[k[F],k[N]]=[k[N],k[F]];continue}if(isNaN(da.value)&&null!==U&&!isNaN(U.value)){[k[F],k[N]]=[k[N],k[F]];continue}}else{if(null===da)continue;if(null===\nU&&null!==da){[k[F],k[N]]=[k[N],k[F]];continue}if(isNaN(U.value)&&null!==da&&!isNaN(da.value)){[k[F],k[N]]=[k[N],k[F]];continue}}ui("gtOp",U.type,da.type)(U,da,a)&&([k[F],k[N]]=[k[N],k[F]])}}',
+    `t=h.length;k=h.map((z,y)=>y);{const G=${ORDER_BY_GREATER};k.sort((x,y)=>G(h[x],h[y])?1:G(h[y],h[x])?-1:0)}`,
+  ],
+];
+
+/** fontoxpath's source with an `order by` in n log n; throws unless the anchor occurs once. */
+export function patchFontoxpathOrderBy(source: string, file = 'fontoxpath'): string {
+  return replaceEachOnce(source, ORDER_BY_PATCHES, file, "XQuery's order by (OrderByExpression)");
+}
+
+/** Every patch, in the order applied (each anchors on fontoxpath's own text, not on another's). */
+const EVERY_PATCH = [
+  patchFontoxpathOrder,
+  patchFontoxpathStringValue,
+  patchFontoxpathDurations,
+  patchFontoxpathRegex,
+  patchFontoxpathDistinctSort,
+  patchFontoxpathCompiledCache,
+  patchFontoxpathUntypedReturn,
+  patchFontoxpathOrderBy,
+];
+
 /** Every patch. */
 export function patchFontoxpath(source: string, file = 'fontoxpath'): string {
-  return patchFontoxpathUntypedReturn(
-    patchFontoxpathCompiledCache(
-      patchFontoxpathDistinctSort(
-        patchFontoxpathRegex(
-          patchFontoxpathDurations(
-            patchFontoxpathStringValue(patchFontoxpathOrder(source, file), file),
-            file,
-          ),
-          file,
-        ),
-        file,
-      ),
-      file,
-    ),
-    file,
-  );
+  return EVERY_PATCH.reduce((patched, patch) => patch(patched, file), source);
 }
 
 /** xspattern's ES module (the one `import` resolves to; fontoxpath's CommonJS file requires the other). */

@@ -15,6 +15,7 @@ import {
   patchFontoxpathDistinctSort,
   patchFontoxpathDurations,
   patchFontoxpathOrder,
+  patchFontoxpathOrderBy,
   patchFontoxpathRegex,
   patchFontoxpathStringValue,
   patchFontoxpathUntypedReturn,
@@ -49,6 +50,7 @@ const MINIMAL_FONTOXPATH = [
   'function qc(a,b){',
   'const e=[];(function k(h){if(8!==d.node.nodeType&&7!==d.node.nodeType){var l=h.nodeType;',
   'case 1:return g(b+"",1);',
+  't=h.length;k=h.map((z,y)=>y);for(let z=0;z<t;z++)if(z+1!==t)for(let y=z;0<=y;y--){const F=y,N=y+1;if(N===t)continue;const U=h[k[F]],da=h[k[N]];if(null!==da||null!==U){if(n.ec){if(null===U)continue;if(null===da&&null!==U){[k[F],k[N]]=[k[N],k[F]];continue}if(isNaN(da.value)&&null!==U&&!isNaN(U.value)){[k[F],k[N]]=[k[N],k[F]];continue}}else{if(null===da)continue;if(null===\nU&&null!==da){[k[F],k[N]]=[k[N],k[F]];continue}if(isNaN(U.value)&&null!==da&&!isNaN(da.value)){[k[F],k[N]]=[k[N],k[F]];continue}}ui("gtOp",U.type,da.type)(U,da,a)&&([k[F],k[N]]=[k[N],k[F]])}}',
 ].join(';');
 
 describe('fontoxpath-patches', () => {
@@ -209,6 +211,65 @@ describe('untyped return patch', () => {
     expect(() => patchFontoxpathUntypedReturn('case 1:return g(b,1);', 'u.js')).toThrow(
       /fontoxpath-patches: expected the text .* exactly once in u\.js/,
     );
+  });
+});
+
+describe('order by patch', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'oxml-fontoxpath-order-by-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it("applies once to both dist files, replacing order by's adjacent swaps with one sort", () => {
+    for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
+      const path = join(DIST, file);
+      const patched = patchFontoxpathOrderBy(readFileSync(path, 'utf8'), path);
+      expect(count(patched, 'k.sort((x,y)=>G(h[x],h[y])?1:G(h[y],h[x])?-1:0)')).toBe(1);
+      expect(patched).not.toContain('for(let z=0;z<t;z++)if(z+1!==t)for(let y=z;0<=y;y--)');
+    }
+  });
+
+  it('throws when fontoxpath no longer has the sort it replaces', () => {
+    expect(() => patchFontoxpathOrderBy('t=h.length;k=h.map((z,y)=>y);', 'o.js')).toThrow(
+      /fontoxpath-patches: expected the text .* exactly once in o\.js/,
+    );
+  });
+
+  it('compares n log n pairs where fontoxpath compared n²/2, with the same order', () => {
+    const path = join(DIST, 'fontoxpath.js');
+    const load = (patched: boolean) => {
+      let source = readFileSync(path, 'utf8');
+      if (patched) source = patchFontoxpath(source, path);
+      // Each comparison looks its function up: counting the lookups counts the comparisons.
+      source = source.replace('function ui(a,b,c){', 'function ui(a,b,c){globalThis.oxmlUiCalls++;');
+      const resolve = createRequire(path).resolve;
+      for (const dependency of ['xspattern', 'prsc'])
+        source = source.replace(
+          `require('${dependency}')`,
+          `require(${JSON.stringify(resolve(dependency))})`,
+        );
+      const file = join(scratch, `fontoxpath-${patched ? 'patched' : 'unpatched'}.cjs`);
+      writeFileSync(file, source);
+      const fontoxpath = createRequire(file)(file) as typeof import('fontoxpath');
+      return (expression: string) => {
+        (globalThis as { oxmlUiCalls?: number }).oxmlUiCalls = 0;
+        const result = fontoxpath.evaluateXPath(
+          expression,
+          null,
+          null,
+          null,
+          fontoxpath.evaluateXPath.ALL_RESULTS_TYPE,
+          {
+            language: fontoxpath.evaluateXPath.XQUERY_3_1_LANGUAGE,
+          },
+        ) as unknown[];
+        return { result, comparisons: (globalThis as { oxmlUiCalls?: number }).oxmlUiCalls ?? 0 };
+      };
+    };
+    const patched = load(true);
+    const unpatched = load(false);
+    const sorted = 'for $i in 1 to 2000 let $v := $i * 7919 mod 2003 order by $v descending return $v';
+    expect(patched(sorted).result).toEqual(unpatched(sorted).result);
+    expect(unpatched(sorted).comparisons).toBeGreaterThan((2000 * 1999) / 2 - 2000);
+    expect(patched(sorted).comparisons).toBeLessThan(2 * 2000 * Math.log2(2000));
   });
 });
 

@@ -135,12 +135,12 @@ export function planPaths(expression: string, namespaces: Record<string, string>
     }
     const number = noteUse(found, false);
     const left = comparedNodes(tokens, index, found.last);
-    const keyed = left === null ? attributeEqualsVariable(tokens, found.last + 1) : null;
+    const keyed = left === null ? keyEqualsVariable(tokens, found.last + 1) : null;
     if (keyed !== null) {
       const variable = expression.slice((keyed.variable as Token).start, (keyed.variable as Token).end);
       pieces.push(
         expression.slice(copied, token.start),
-        `Q{${SELECTED_NAMESPACE}}where(${number}, '${keyed.name}', ${variable})`,
+        `Q{${SELECTED_NAMESPACE}}where(${number}, '${keyed.key}', ${variable})`,
       );
       copied = (tokens[keyed.last] as Token).end;
       index = keyed.last;
@@ -228,31 +228,37 @@ function isDistinctValuesOf(tokens: Token[], pathStart: number, pathLast: number
 }
 
 /**
- * `[@name = $v]` (or `[$v = @name]`) right after a selected path, `name` in no namespace: the
- * grouping idiom's `count(//r[@k = $k])`. `where` answers it from an index of the selection by
- * that attribute, built once per call, where fontoxpath tested every node for every key. Only
- * for text keys: `where` hands anything else back to evaluation as written.
+ * `[K = $v]` (or `[$v = K]`) right after a selected path, where the key K is an attribute `@name`,
+ * the node itself `.`, or a child element `name`, names in no namespace: the grouping idiom's
+ * `count(//r[@k = $k])`, `count(//tag[. = $t])`, `//record[category = $c]`. `where` answers it
+ * from an index of the selection by that key (`@name`, `.` or `name`), built once per call, where
+ * fontoxpath tested every node for every key. Only for text keys: `where` hands anything else
+ * back to evaluation as written.
  */
-function attributeEqualsVariable(
+function keyEqualsVariable(
   tokens: Token[],
   open: number,
-): { name: string; variable: Token; last: number } | null {
-  if (!isSymbol(tokens[open], '[') || !isSymbol(tokens[open + 5], ']')) return null;
-  const [first, second, third, fourth] = tokens.slice(open + 1, open + 5);
-  const attribute = (at: Token | undefined, name: Token | undefined) =>
-    isSymbol(at, '@') && name?.kind === 'name' && name.prefix === null && name.local !== '*'
-      ? name.local
-      : null;
-  if (!isSymbol(third, '=') && !isSymbol(second, '=')) return null;
-  if (isSymbol(third, '=') && fourth?.kind === 'variable') {
-    const name = attribute(first, second);
-    return name === null ? null : { name, variable: fourth, last: open + 5 };
-  }
-  if (isSymbol(second, '=') && first?.kind === 'variable') {
-    const name = attribute(third, fourth);
-    return name === null ? null : { name, variable: first, last: open + 5 };
-  }
-  return null;
+): { key: string; variable: Token; last: number } | null {
+  if (!isSymbol(tokens[open], '[')) return null;
+  const keyAt = (at: number): { key: string; end: number } | null => {
+    const token = tokens[at];
+    const next = tokens[at + 1];
+    if (isSymbol(token, '.')) return { key: '.', end: at + 1 };
+    if (isSymbol(token, '@') && next?.kind === 'name' && next.prefix === null && next.local !== '*')
+      return { key: `@${next.local}`, end: at + 2 };
+    if (token?.kind === 'name' && token.prefix === null && token.local !== '*' && !isSymbol(next, '('))
+      return { key: token.local, end: at + 1 };
+    return null;
+  };
+  const variableFirst = tokens[open + 1]?.kind === 'variable';
+  const keyed = keyAt(variableFirst ? open + 3 : open + 1);
+  if (keyed === null) return null;
+  const variable = tokens[variableFirst ? open + 1 : keyed.end + 1] as Token;
+  const equals = variableFirst ? open + 2 : keyed.end;
+  const close = variableFirst ? keyed.end : keyed.end + 2;
+  if (variable?.kind !== 'variable' || !isSymbol(tokens[equals], '=') || !isSymbol(tokens[close], ']'))
+    return null;
+  return { key: keyed.key, variable, last: close };
 }
 
 function isSlash(token: Token | undefined): boolean {

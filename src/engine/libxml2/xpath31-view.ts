@@ -654,35 +654,51 @@ registerCustomXPathFunction(
   'node()*',
   (_, number: number) => nodesOf(number),
 );
-/** Each selection's nodes by the text of one attribute, made when `where` first asks. */
+/** Each selection's nodes by the texts of one key (xpath31-paths.ts), made when `where` first asks. */
 let selectedIndexes: Array<Map<string, Map<string, LxNode[]>> | undefined> = [];
 registerCustomXPathFunction(
   { namespaceURI: SELECTED_NAMESPACE, localName: 'where' },
   ['xs:integer', 'xs:string', 'xs:anyAtomicType*'],
   'node()*',
-  (_, number: number, name: string, keys: unknown[]) => {
+  (_, number: number, key: string, keys: unknown[]) => {
     // A number, date or boolean compares as its type: fontoxpath's own test decides that.
-    if (!keys.every((key) => typeof key === 'string')) throw new Error('where: a key that is not text');
-    const byName = selectedIndexes[number - 1] ?? new Map<string, Map<string, LxNode[]>>();
-    selectedIndexes[number - 1] = byName;
-    let index = byName.get(name);
+    if (!keys.every((text) => typeof text === 'string')) throw new Error('where: a key that is not text');
+    const byKey = selectedIndexes[number - 1] ?? new Map<string, Map<string, LxNode[]>>();
+    selectedIndexes[number - 1] = byKey;
+    let index = byKey.get(key);
     if (index === undefined) {
       index = new Map<string, LxNode[]>();
       for (const node of nodesOf(number)) {
-        const value = node.view.getAttribute(node, name);
-        if (value === null) continue;
-        const nodes = index.get(value);
-        if (nodes === undefined) index.set(value, [node]);
-        else nodes.push(node);
+        for (const text of keyTexts(node, key)) {
+          const nodes = index.get(text);
+          if (nodes === undefined) index.set(text, [node]);
+          else nodes.push(node);
+        }
       }
-      byName.set(name, index);
+      byKey.set(key, index);
     }
     if (keys.length === 1) return index.get(keys[0] as string) ?? [];
     // Several keys: the nodes any of them selects, still in document order.
-    const wanted = new Set(keys as string[]);
-    return nodesOf(number).filter((node) => wanted.has(node.view.getAttribute(node, name) ?? ''));
+    const found = new Set<LxNode>();
+    for (const text of keys as string[]) for (const node of index.get(text) ?? []) found.add(node);
+    return nodesOf(number).filter((node) => found.has(node));
   },
 );
+/**
+ * The distinct texts a node is compared by for `where`'s key: its attribute `@name`, itself `.`,
+ * or each of its child elements `name` (in no namespace, as an unprefixed name test selects).
+ */
+function keyTexts(node: LxNode, key: string): Set<string> {
+  if (key === '.') return new Set([textOf(node)]);
+  if (key.startsWith('@')) {
+    const value = node.view.getAttribute(node, key.slice(1));
+    return new Set(value === null ? [] : [value]);
+  }
+  const children = node.view.getChildNodes(node, `name-${key}`);
+  return new Set(
+    children.filter((child) => child.nodeType === ELEMENT && child.namespaceURI === null).map(textOf),
+  );
+}
 registerCustomXPathFunction(
   { namespaceURI: SELECTED_NAMESPACE, localName: 'distinct-texts' },
   ['xs:integer'],

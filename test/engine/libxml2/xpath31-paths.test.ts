@@ -34,7 +34,14 @@ describe('planPaths: which paths libxml2 selects', () => {
     );
     expect(plan?.paths.map(({ path }) => path)).toEqual(['//r/@k', '//r']);
     // `[@k = $k]` on a selection: answered from an index of it by @k.
-    expect(plan?.expression).toContain("count(Q{urn:oxml-mcp:xpath31-selected}where(2, 'k', $k))");
+    expect(plan?.expression).toContain("count(Q{urn:oxml-mcp:xpath31-selected}where(2, '@k', $k))");
+    // So is `[. = $k]`, and `[name = $k]` for a child element.
+    expect(planPaths('//t[. = $k], //r[$k = price]', NS)?.expression).toBe(
+      "Q{urn:oxml-mcp:xpath31-selected}where(1, '.', $k), Q{urn:oxml-mcp:xpath31-selected}where(2, 'price', $k)",
+    );
+    expect(planPaths('//r[price = $k + 1], //r[x:p = $k], //r[name() = $k]', NS)?.expression).not.toContain(
+      'where(',
+    );
     expect(plan?.expression).toContain('+ count((Q{urn:oxml-mcp:xpath31-selected}selected(1)))');
   });
 
@@ -194,13 +201,19 @@ describe('evaluateXPath31Counted with paths selected by libxml2', () => {
       // One path read both ways: selected as nodes, its distinct texts taken from them.
       "string-join(for $k in distinct-values(//r/@k) return $k || '=' || count(//r/@k[. = $k]), ' ')",
       'for $p in distinct-values(//price) return count(//price[. = $p])',
+      // A child element as the key: each r under each of its prices' texts; several keys at once.
+      "for $c in ('10', '60', ' 70 ', '70') return count(//r[price = $c])",
+      "let $keys := ('5', '10') return //r[$keys = price]/@n ! string()",
+      // A number compares as a number ('04' = 4): left to fontoxpath as written.
+      'for $n in (1, 4) return count(//r[@n = $n])',
       'for $k in //g/item/@type return count(//r[$k = @k]) + count(//g/item[@type = $k])',
     ]) {
       const { selected, walked } = both(doc, expression);
       expect(selected.answer, expression).toEqual(walked.answer);
       // A step by name wraps only the nodes it takes (ADR 0055, addendum): a path whose join the
-      // positional `[2]` keeps in fontoxpath reaches as many nodes either way, never more.
-      if (expression.startsWith('//r[@k = //r/@k][2]'))
+      // positional `[2]` keeps in fontoxpath, or a number key evaluated as written, reaches as
+      // many nodes either way, never more.
+      if (expression.startsWith('//r[@k = //r/@k][2]') || expression.includes('(1, 4)'))
         expect(selected.wrappers, expression).toBeLessThanOrEqual(walked.wrappers);
       else expect(selected.wrappers, expression).toBeLessThan(walked.wrappers);
     }
