@@ -4,14 +4,17 @@
  * run: this engine (bench/xpath31-shapes-run.ts bundled and run by plain Node: the document
  * parsed once, the first call, then the median of repeat calls, as a document held by handle
  * gets them); BaseX (Debian `basex`: the document loaded into a main-memory database, the query
- * once, then the average of 5 runs, from its `-V` timings); Saxon-HE (Debian `libsaxonhe-java`,
+ * once, then the average of its repeat runs, from its `-V` timings); Saxon-HE (Debian `libsaxonhe-java`,
  * 9.9, XQuery 3.1 without higher-order functions: tree built once, the median of its repeat runs
  * after the first, from `-t -repeat`). The peers' times are their own, taken inside the JVM: neither counts the
- * JVM's start. A peer or document that is missing is skipped with a notice.
+ * JVM's start. A peer or document that is missing is skipped with a notice. Each of the three
+ * repeats a query 20 times by default: over 5, this engine's median fell among its first calls of
+ * a shape, which run 2-3x its later ones (ADR 0055, addendum 2), where a held document in a
+ * session meets it many times.
  *
  * "before" is this engine without libxml2 selecting paths (ADR 0055), run the same way.
  *
- *   npx tsx bench/xpath31-peers.ts [repeats=5] [case names, comma-separated] [cap seconds=300]
+ *   npx tsx bench/xpath31-peers.ts [repeats=20] [case names, comma-separated] [cap seconds=300]
  *   apt-get install basex libsaxonhe-java ssg-debian libgirepository1.0-dev libreoffice-common unicode-cldr-core docbook5-xml shared-mime-info
  */
 import { spawnSync } from 'node:child_process';
@@ -21,7 +24,7 @@ import { fontoxpathOrderEsbuild } from '../scripts/fontoxpath-patches.js';
 import { bundle, ROOT } from './bundle.js';
 import { withoutSelection } from './without-selection.js';
 
-const repeats = Number(process.argv[2] ?? 5);
+const repeats = Number(process.argv[2] ?? 20);
 const only = process.argv[3]?.split(',');
 /** A run of this engine without path selection (the baseline) past this is killed. */
 const capSeconds = Number(process.argv[4] ?? 300);

@@ -20,11 +20,16 @@
  * 3. Its regular-expression functions call the engine of src/engine/query/xsd-regex.ts (REGEX_PATCHES,
  * below), which reads patterns with xspattern's parser, exported by a patch of xspattern.
  *
- * 4. fn:distinct-values in linear time, and fn:sort#3 (DISTINCT_SORT_PATCHES, below; ADR 0050).
+ * 4. fn:distinct-values in linear time, and fn:sort (DISTINCT_SORT_PATCHES, below; ADR 0050;
+ * sort#1 and sort#2 since ADR 0055's second addendum).
  *
  * 5. Its cache of compiled expressions can be emptied (COMPILED_CACHE_PATCHES, below; ADR 0053).
  *
  * 6. Atomizing an element asks the facade for its string-value (STRING_VALUE_PATCHES, below; ADR 0055).
+ *
+ * 7. A registered function may return xs:untypedAtomic (UNTYPED_RETURN_PATCHES, below; ADR 0055).
+ *
+ * 8. XQuery's `order by` sorts in n log n (ORDER_BY_PATCHES, below; ADR 0055).
  *
  * All are applied to fontoxpath's dist file (CommonJS `fontoxpath.js`, which esbuild, tsx and Node pick
  * through `main`; the ES module `fontoxpath.esm.js`, which Vite picks through `module`; both have
@@ -194,26 +199,49 @@ const SORT_KEY_BEFORE =
   ':K(d[0].type)!==K(e[0].type)?(()=>{throw Error("XPTY0004: fn:sort cannot compare the keys "+d[0].value+" and "+e[0].value+": their types are not comparable.")})()' +
   `:${BEFORE}(d[0].value,e[0].value);return L(d,e)})`;
 
+/** fn:sort's name and result type, in each of its three declarations. */
+const SORT_NAME = 'localName:"sort",namespaceURI:"http://www.w3.org/2005/xpath-functions",i:{type:59,g:2}';
+/** fn:sort's collation argument `e`: absent or the codepoint collation. */
+const SORT_COLLATION =
+  'const h=e.first();if(h!==null&&h.value!=="http://www.w3.org/2005/xpath-functions/collation/codepoint")throw Error("FOCH0002: The collation "+h.value+" is not supported; use the default.");';
 /**
- * fn:distinct-values in linear time, and fn:sort#3.
+ * fn:sort's body: the items `d` in the order of their keys (`keys`, an expression of `l`, the
+ * items, giving each one's atomized key sequence). Two single numbers (NaN first) or two single
+ * strings are compared directly; anything else as array:sort compares.
+ */
+const sortBy = (keys: string) =>
+  `const l=d.N(),m=${keys},o=l.map((x,i)=>i);` +
+  'o.sort((x,y)=>{const p=m[x],q=m[y];' +
+  'if(1===p.length&&1===q.length){const s=p[0],t=q[0];' +
+  'if(v(s.type,2)&&v(t.type,2)){const u=s.value,z=t.value;return u!==u?z!==z?0:-1:z!==z?1:u<z?-1:u>z?1:0}' +
+  'if(Jf(s.type)&&Jf(t.type))return s.value<t.value?-1:s.value>t.value?1:0}' +
+  `return Ge(a,b,c,w.create(p),w.create(q)).next(0).value?0:${SORT_KEY_BEFORE}(p,q)?-1:1});` +
+  'return w.create(o.map(i=>l[i]))';
+
+/**
+ * fn:distinct-values in linear time, and fn:sort.
  *
  * fontoxpath's distinct-values kept a value unless it equalled one of all the values before it
  * (`e.slice(0,h).every(…)`): quadratic, even with few distinct values (35,834 values, 54
  * distinct: past 10 s). The patch keeps a value unless its DISTINCT_KEY was seen: the first of
  * equal values, in input order, as before.
  *
- * fn:sort#3 (a key function), which fontoxpath lacks and which cannot be registered from outside
- * (a registered function gets a function item it cannot call): declared after distinct-values,
+ * fn:sort, which fontoxpath lacks: declared after distinct-values. sort#3 (a key function)
+ * cannot be registered from outside (a registered function gets a function item it cannot call):
  * it calls the key function as fn:for-each does (`Ad` converts the argument to the function's
- * declared type), atomizes each key (`rc`) and orders the keys as array:sort does (`Ge`
- * deep-equal, `Kf` less-than); Array's sort is stable, so equal keys keep their order.
- * sort#1 and sort#2 stay the server's (src/engine/libxml2/xpath31-view.ts).
+ * declared type). sort#1 and sort#2 key each item by its atomized value; registered from outside
+ * they got JavaScript numbers back and answered an xs:integer as an xs:double. Each atomizes its
+ * keys (`rc`) and orders them as array:sort does (`Ge` deep-equal, `Kf` less-than), two single
+ * numbers or two single strings compared directly; Array's sort is stable, so equal keys keep
+ * their order.
  */
 const DISTINCT_SORT_PATCHES: ReadonlyArray<readonly [string, string]> = [
   [
     'callFunction:(a,b,c,d)=>{const e=rc(d,b).N();return w.create(e).filter((f,h)=>e.slice(0,h).every(k=>!De(f,k)))},localName:"distinct-values",namespaceURI:"http://www.w3.org/2005/xpath-functions",i:{type:46,g:2}}',
     `callFunction:(a,b,c,d)=>{const e=rc(d,b).N(),m=new Set,r=[];for(const f of e){const k=${DISTINCT_KEY}(f);if(!m.has(k)){m.add(k);r.push(f)}}return w.create(r)},localName:"distinct-values",namespaceURI:"http://www.w3.org/2005/xpath-functions",i:{type:46,g:2}},` +
-      `{j:[{type:59,g:2},{type:1,g:0},{type:60,g:3}],callFunction:(a,b,c,d,e,f)=>{const h=e.first();if(h!==null&&h.value!=="http://www.w3.org/2005/xpath-functions/collation/codepoint")throw Error("FOCH0002: The collation "+h.value+" is not supported; use the default.");const k=f.first();if(1!==k.o.length)throw Error("XPTY0004: signature of function passed to fn:sort is incompatible.");const l=d.N(),m=l.map(x=>rc(k.value.call(void 0,a,b,c,Ad(k.o[0],w.m(x),b,"fn:sort",!1)),b).N()),o=l.map((x,i)=>i);o.sort((x,y)=>Ge(a,b,c,w.create(m[x]),w.create(m[y])).next(0).value?0:${SORT_KEY_BEFORE}(m[x],m[y])?-1:1);return w.create(o.map(i=>l[i]))},localName:"sort",namespaceURI:"http://www.w3.org/2005/xpath-functions",i:{type:59,g:2}}`,
+      `{j:[{type:59,g:2}],callFunction:(a,b,c,d)=>{${sortBy('l.map(x=>rc(w.m(x),b).N())')}},${SORT_NAME}},` +
+      `{j:[{type:59,g:2},{type:1,g:0}],callFunction:(a,b,c,d,e)=>{${SORT_COLLATION}${sortBy('l.map(x=>rc(w.m(x),b).N())')}},${SORT_NAME}},` +
+      `{j:[{type:59,g:2},{type:1,g:0},{type:60,g:3}],callFunction:(a,b,c,d,e,f)=>{${SORT_COLLATION}const k=f.first();if(1!==k.o.length)throw Error("XPTY0004: signature of function passed to fn:sort is incompatible.");${sortBy('l.map(x=>rc(k.value.call(void 0,a,b,c,Ad(k.o[0],w.m(x),b,"fn:sort",!1)),b).N())')}},${SORT_NAME}}`,
   ],
   // The names the patch calls must mean what they meant when it was written.
   [
@@ -229,7 +257,7 @@ const DISTINCT_SORT_PATCHES: ReadonlyArray<readonly [string, string]> = [
   ['function rc(a,b){', ''],
 ];
 
-/** fontoxpath's source with a linear fn:distinct-values and an fn:sort#3; throws unless each anchor occurs once. */
+/** fontoxpath's source with a linear fn:distinct-values and an fn:sort; throws unless each anchor occurs once. */
 export function patchFontoxpathDistinctSort(source: string, file = 'fontoxpath'): string {
   return replaceEachOnce(source, DISTINCT_SORT_PATCHES, file, 'fn:distinct-values and array:sort');
 }
@@ -285,18 +313,69 @@ export function patchFontoxpathStringValue(source: string, file = 'fontoxpath'):
   );
 }
 
+/**
+ * A registered function's JavaScript result is converted by its declared type (`Wb`, unminified
+ * `adaptJavaScriptValueToXPathValue`), which knows xs:string but not xs:untypedAtomic. The
+ * distinct texts of a path libxml2 selected are what `distinct-values` of its nodes gives, typed
+ * xs:untypedAtomic (src/engine/libxml2/xpath31-view.ts, `distinct-texts`): cast one by one in
+ * XPath instead, 10^5 of them cost 110 ms of a 200 ms call (ADR 0055, second addendum).
+ */
+const UNTYPED_RETURN_PATCHES: ReadonlyArray<readonly [string, string]> = [
+  ['case 1:return g(b+"",1);', 'case 1:return g(b+"",1);case 19:return g(b+"",19);'],
+];
+
+/** fontoxpath's source converting a registered function's string to xs:untypedAtomic; throws unless the anchor occurs once. */
+export function patchFontoxpathUntypedReturn(source: string, file = 'fontoxpath'): string {
+  return replaceEachOnce(
+    source,
+    UNTYPED_RETURN_PATCHES,
+    file,
+    'a registered function returning xs:untypedAtomic',
+  );
+}
+
+/**
+ * XQuery's `order by` (`Qi`, unminified `OrderByExpression`) sorted its keys by adjacent swaps
+ * that never stop early: n²/2 comparisons whatever the order, each looking up its comparison
+ * function, so `for $r in //record order by number($r/price) return …` over 23,000 records took
+ * 80 to 155 s. The patch sorts the same indices with Array's sort, stable as the swaps were, by
+ * the same "greater-than" the specification and fontoxpath define (empty least or greatest, NaN
+ * next to the empty sequence, else `gt`); descending still reads the ascending order backwards,
+ * as before. Its NaN test is on numbers only: fontoxpath's `isNaN(value)` took every text that is
+ * not a number for NaN, so `'abc'` sorted before `'10'` (ADR 0055, addendum 2).
+ */
+const ORDER_BY_GREATER =
+  '(W,V)=>{const M=x=>"number"===typeof x.value&&x.value!==x.value;' +
+  'if(n.ec){if(null===V)return null!==W;if(null===W)return!1;if(M(V))return!M(W);if(M(W))return!1}' +
+  'else{if(null===W)return null!==V;if(null===V)return!1;if(M(W))return!M(V);if(M(V))return!1}' +
+  'return ui("gtOp",W.type,V.type)(W,V,a)}';
+const ORDER_BY_PATCHES: ReadonlyArray<readonly [string, string]> = [
+  [
+    't=h.length;k=h.map((z,y)=>y);for(let z=0;z<t;z++)if(z+1!==t)for(let y=z;0<=y;y--){const F=y,N=y+1;if(N===t)continue;const U=h[k[F]],da=h[k[N]];if(null!==da||null!==U){if(n.ec){if(null===U)continue;if(null===da&&null!==U){[k[F],k[N]]=[k[N],k[F]];continue}if(isNaN(da.value)&&null!==U&&!isNaN(U.value)){[k[F],k[N]]=[k[N],k[F]];continue}}else{if(null===da)continue;if(null===\nU&&null!==da){[k[F],k[N]]=[k[N],k[F]];continue}if(isNaN(U.value)&&null!==da&&!isNaN(da.value)){[k[F],k[N]]=[k[N],k[F]];continue}}ui("gtOp",U.type,da.type)(U,da,a)&&([k[F],k[N]]=[k[N],k[F]])}}',
+    `t=h.length;k=h.map((z,y)=>y);{const G=${ORDER_BY_GREATER};k.sort((x,y)=>G(h[x],h[y])?1:G(h[y],h[x])?-1:0)}`,
+  ],
+];
+
+/** fontoxpath's source with an `order by` in n log n; throws unless the anchor occurs once. */
+export function patchFontoxpathOrderBy(source: string, file = 'fontoxpath'): string {
+  return replaceEachOnce(source, ORDER_BY_PATCHES, file, "XQuery's order by (OrderByExpression)");
+}
+
+/** Every patch, in the order applied (each anchors on fontoxpath's own text, not on another's). */
+const EVERY_PATCH = [
+  patchFontoxpathOrder,
+  patchFontoxpathStringValue,
+  patchFontoxpathDurations,
+  patchFontoxpathRegex,
+  patchFontoxpathDistinctSort,
+  patchFontoxpathCompiledCache,
+  patchFontoxpathUntypedReturn,
+  patchFontoxpathOrderBy,
+];
+
 /** Every patch. */
 export function patchFontoxpath(source: string, file = 'fontoxpath'): string {
-  return patchFontoxpathCompiledCache(
-    patchFontoxpathDistinctSort(
-      patchFontoxpathRegex(
-        patchFontoxpathDurations(patchFontoxpathStringValue(patchFontoxpathOrder(source, file), file), file),
-        file,
-      ),
-      file,
-    ),
-    file,
-  );
+  return EVERY_PATCH.reduce((patched, patch) => patch(patched, file), source);
 }
 
 /** xspattern's ES module (the one `import` resolves to; fontoxpath's CommonJS file requires the other). */

@@ -15,8 +15,10 @@ import {
   patchFontoxpathDistinctSort,
   patchFontoxpathDurations,
   patchFontoxpathOrder,
+  patchFontoxpathOrderBy,
   patchFontoxpathRegex,
   patchFontoxpathStringValue,
+  patchFontoxpathUntypedReturn,
   patchIfFontoxpath,
   patchXspattern,
   XSPATTERN_ESM,
@@ -47,7 +49,50 @@ const MINIMAL_FONTOXPATH = [
   'function Pk(a,b,c,d,e,f,h,k){a=Nk.get(a);if(!a)return null;',
   'function qc(a,b){',
   'const e=[];(function k(h){if(8!==d.node.nodeType&&7!==d.node.nodeType){var l=h.nodeType;',
+  'case 1:return g(b+"",1);',
+  't=h.length;k=h.map((z,y)=>y);for(let z=0;z<t;z++)if(z+1!==t)for(let y=z;0<=y;y--){const F=y,N=y+1;if(N===t)continue;const U=h[k[F]],da=h[k[N]];if(null!==da||null!==U){if(n.ec){if(null===U)continue;if(null===da&&null!==U){[k[F],k[N]]=[k[N],k[F]];continue}if(isNaN(da.value)&&null!==U&&!isNaN(U.value)){[k[F],k[N]]=[k[N],k[F]];continue}}else{if(null===da)continue;if(null===\nU&&null!==da){[k[F],k[N]]=[k[N],k[F]];continue}if(isNaN(U.value)&&null!==da&&!isNaN(da.value)){[k[F],k[N]]=[k[N],k[F]];continue}}ui("gtOp",U.type,da.type)(U,da,a)&&([k[F],k[N]]=[k[N],k[F]])}}',
 ].join(';');
+
+/**
+ * fontoxpath loaded from its dist file, with or without every patch, counting the calls of one of
+ * its functions (`counted`, the text that opens it): the mechanism, not a clock, tells n log n or
+ * linear from quadratic. Returns an evaluator giving the result and the count.
+ */
+function countingFontoxpath(
+  scratch: string,
+  patched: boolean,
+  counted: string,
+  language: 'xpath' | 'xquery',
+) {
+  const path = join(DIST, 'fontoxpath.js');
+  let source = readFileSync(path, 'utf8');
+  if (patched) source = patchFontoxpath(source, path);
+  source = source.replace(counted, `${counted}globalThis.oxmlCalls++;`);
+  // The copy is outside node_modules, so the packages the dist file requires are named by path.
+  const resolve = createRequire(path).resolve;
+  for (const dependency of ['xspattern', 'prsc'])
+    source = source.replace(`require('${dependency}')`, `require(${JSON.stringify(resolve(dependency))})`);
+  const file = join(scratch, `fontoxpath-${patched ? 'patched' : 'unpatched'}.cjs`);
+  writeFileSync(file, source);
+  const fontoxpath = createRequire(file)(file) as typeof import('fontoxpath');
+  return (expression: string) => {
+    (globalThis as { oxmlCalls?: number }).oxmlCalls = 0;
+    const result = fontoxpath.evaluateXPath(
+      expression,
+      null,
+      null,
+      null,
+      fontoxpath.evaluateXPath.ALL_RESULTS_TYPE,
+      {
+        language:
+          language === 'xquery'
+            ? fontoxpath.evaluateXPath.XQUERY_3_1_LANGUAGE
+            : fontoxpath.evaluateXPath.XPATH_3_1_LANGUAGE,
+      },
+    ) as unknown[];
+    return { result, comparisons: (globalThis as { oxmlCalls?: number }).oxmlCalls };
+  };
+}
 
 describe('fontoxpath-patches', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'oxml-fontoxpath-patch-'));
@@ -194,17 +239,64 @@ describe('string-value patch', () => {
   });
 });
 
-describe('distinct-values and sort#3 patch', () => {
+describe('untyped return patch', () => {
+  it('applies once to both dist files, converting a registered xs:untypedAtomic result as a string is', () => {
+    for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
+      const path = join(DIST, file);
+      const patched = patchFontoxpathUntypedReturn(readFileSync(path, 'utf8'), path);
+      expect(count(patched, 'case 1:return g(b+"",1);case 19:return g(b+"",19);')).toBe(1);
+    }
+  });
+
+  it('throws when fontoxpath no longer has the conversion it extends', () => {
+    expect(() => patchFontoxpathUntypedReturn('case 1:return g(b,1);', 'u.js')).toThrow(
+      /fontoxpath-patches: expected the text .* exactly once in u\.js/,
+    );
+  });
+});
+
+describe('order by patch', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'oxml-fontoxpath-order-by-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it("applies once to both dist files, replacing order by's adjacent swaps with one sort", () => {
+    for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
+      const path = join(DIST, file);
+      const patched = patchFontoxpathOrderBy(readFileSync(path, 'utf8'), path);
+      expect(count(patched, 'k.sort((x,y)=>G(h[x],h[y])?1:G(h[y],h[x])?-1:0)')).toBe(1);
+      expect(patched).not.toContain('for(let z=0;z<t;z++)if(z+1!==t)for(let y=z;0<=y;y--)');
+    }
+  });
+
+  it('throws when fontoxpath no longer has the sort it replaces', () => {
+    expect(() => patchFontoxpathOrderBy('t=h.length;k=h.map((z,y)=>y);', 'o.js')).toThrow(
+      /fontoxpath-patches: expected the text .* exactly once in o\.js/,
+    );
+  });
+
+  it('compares n log n pairs where fontoxpath compared n²/2, with the same order', () => {
+    // Each comparison looks its function up: counting the lookups counts the comparisons.
+    const load = (patched: boolean) => countingFontoxpath(scratch, patched, 'function ui(a,b,c){', 'xquery');
+    const patched = load(true);
+    const unpatched = load(false);
+    const sorted = 'for $i in 1 to 2000 let $v := $i * 7919 mod 2003 order by $v descending return $v';
+    expect(patched(sorted).result).toEqual(unpatched(sorted).result);
+    expect(unpatched(sorted).comparisons).toBeGreaterThan((2000 * 1999) / 2 - 2000);
+    expect(patched(sorted).comparisons).toBeLessThan(2 * 2000 * Math.log2(2000));
+  });
+});
+
+describe('distinct-values and sort patch', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'oxml-fontoxpath-distinct-'));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('applies once to both dist files, adding fn:sort#3 after distinct-values', () => {
+  it('applies once to both dist files, adding fn:sort#1, #2 and #3 after distinct-values', () => {
     for (const file of ['fontoxpath.js', 'fontoxpath.esm.js']) {
       const path = join(DIST, file);
       const patched = patchFontoxpathDistinctSort(readFileSync(path, 'utf8'), path);
       expect(patched).not.toContain('e.slice(0,h).every(k=>!De(f,k))');
       expect(count(patched, 'localName:"sort",namespaceURI:"http://www.w3.org/2005/xpath-functions"')).toBe(
-        1,
+        3,
       );
     }
   });
@@ -217,41 +309,10 @@ describe('distinct-values and sort#3 patch', () => {
     expect(() => patchFontoxpathDistinctSort(withoutNb, 'e.js')).toThrow(/Nb\(a,c\)/);
   });
 
-  /**
-   * fontoxpath loaded from its dist file, with or without every patch, counting the calls of its
-   * pairwise equality `De`: the mechanism, not a clock, tells linear from quadratic.
-   */
-  function countingFontoxpath(patched: boolean) {
-    const path = join(DIST, 'fontoxpath.js');
-    let source = readFileSync(path, 'utf8');
-    if (patched) source = patchFontoxpath(source, path);
-    source = source.replace('function De(a,b){', 'function De(a,b){globalThis.oxmlDeCalls++;');
-    // The copy is outside node_modules, so the packages the dist file requires are named by path.
-    const resolve = createRequire(path).resolve;
-    for (const dependency of ['xspattern', 'prsc'])
-      source = source.replace(`require('${dependency}')`, `require(${JSON.stringify(resolve(dependency))})`);
-    const file = join(scratch, `fontoxpath-${patched ? 'patched' : 'unpatched'}.cjs`);
-    writeFileSync(file, source);
-    const fontoxpath = createRequire(file)(file) as typeof import('fontoxpath');
-    return (expression: string) => {
-      (globalThis as { oxmlDeCalls?: number }).oxmlDeCalls = 0;
-      const result = fontoxpath.evaluateXPath(
-        expression,
-        null,
-        null,
-        null,
-        fontoxpath.evaluateXPath.ALL_RESULTS_TYPE,
-        {
-          language: fontoxpath.evaluateXPath.XPATH_3_1_LANGUAGE,
-        },
-      ) as unknown[];
-      return { result, comparisons: (globalThis as { oxmlDeCalls?: number }).oxmlDeCalls };
-    };
-  }
-
   it('compares no two values: fontoxpath compared each with every one before it', () => {
-    const patched = countingFontoxpath(true);
-    const unpatched = countingFontoxpath(false);
+    // Counting the calls of its pairwise equality `De`.
+    const patched = countingFontoxpath(scratch, true, 'function De(a,b){', 'xpath');
+    const unpatched = countingFontoxpath(scratch, false, 'function De(a,b){', 'xpath');
     const distinct = 'distinct-values(1 to 2000)';
     expect(patched(distinct)).toEqual({ result: [...Array(2000).keys()].map((k) => k + 1), comparisons: 0 });
     expect(unpatched(distinct).comparisons).toBe((2000 * 1999) / 2);

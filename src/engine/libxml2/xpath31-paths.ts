@@ -22,7 +22,12 @@ import { type PerItemExpression, readPerItem } from './xpath31-per-item-plan.js'
 export interface DelegatedPath {
   path: string;
   guards: string[];
-  /** Read only by per-item computations: its nodes need no wrapper. */
+  /**
+   * Every use of the path is `distinct-values(path)`: only its nodes' distinct texts are read,
+   * so no node needs a wrapper (`distinct-texts`).
+   */
+  textsOnly: boolean;
+  /** Read only by per-item computations (`per-item-<type>`): its nodes need no wrapper. */
   pointersOnly?: true;
 }
 
@@ -107,10 +112,27 @@ export function planPaths(expression: string, namespaces: Record<string, string>
   if (tokens === null) return null;
   const reader = new PathReader(expression, tokens, namespaces);
   const paths = new Map<string, DelegatedPath & { number: number }>();
+  /** What a use of the path reads: its distinct texts, its nodes' pointers, or its nodes. */
+  const noteUse = (found: FoundPath, reads: 'texts' | 'pointers' | 'nodes'): number => {
+    const known = paths.get(found.path);
+    if (known !== undefined) {
+      known.textsOnly &&= reads === 'texts';
+      if (reads !== 'pointers') delete known.pointersOnly;
+      return known.number;
+    }
+    const number = paths.size + 1;
+    const textsOnly = reads === 'texts';
+    paths.set(found.path, {
+      number,
+      path: found.path,
+      guards: found.guards,
+      textsOnly,
+      ...(reads === 'pointers' && { pointersOnly: true as const }),
+    });
+    return number;
+  };
   const pieces: string[] = [];
   const perItem: PerItem[] = [];
-  /** The paths whose nodes fontoxpath is handed (all but those only per-item computations read). */
-  const handed = new Set<number>();
   let copied = 0;
   let braces = 0;
   for (let index = 0; index < tokens.length; index++) {
@@ -120,15 +142,10 @@ export function planPaths(expression: string, namespaces: Record<string, string>
     if (braces > 0 || !isSlash(token) || !startsOperand(tokens, index)) continue;
     const found = reader.read(index);
     if (found === null) continue;
-    let number = paths.get(found.path)?.number;
-    if (number === undefined) {
-      number = paths.size + 1;
-      paths.set(found.path, { number, path: found.path, guards: found.guards });
-    }
     // `path ! number(price)`, `for $r in path return …`: computed from libxml2's structs.
     const computed = readPerItem(expression, tokens, index, found.last, namespaces);
     if (computed !== null) {
-      perItem.push({ path: number, expression: computed.expression });
+      perItem.push({ path: noteUse(found, 'pointers'), expression: computed.expression });
       pieces.push(
         expression.slice(copied, (tokens[computed.first] as Token).start),
         `Q{${SELECTED_NAMESPACE}}per-item-${computed.type}(${perItem.length})`,
@@ -137,24 +154,26 @@ export function planPaths(expression: string, namespaces: Record<string, string>
       index = computed.last;
       continue;
     }
-    handed.add(number);
     if (isDistinctValuesOf(tokens, index, found.last)) {
-      // distinct-values(path): the first node of each text, atomized (xs:untypedAtomic, by text).
+      // distinct-values(path): each distinct text once, in the order of its first node, as
+      // xs:untypedAtomic (what atomizing a node of an untyped document gives).
+      const number = noteUse(found, 'texts');
       pieces.push(
         expression.slice(copied, (tokens[index - 2] as Token).start),
-        `data(Q{${SELECTED_NAMESPACE}}first-of-each(${number}))`,
+        `(Q{${SELECTED_NAMESPACE}}distinct-texts(${number}))`,
       );
       copied = (tokens[found.last + 1] as Token).end;
       index = found.last + 1;
       continue;
     }
+    const number = noteUse(found, 'nodes');
     const left = comparedNodes(tokens, index, found.last);
-    const keyed = left === null ? attributeEqualsVariable(tokens, found.last + 1) : null;
+    const keyed = left === null ? keyEqualsVariable(tokens, found.last + 1) : null;
     if (keyed !== null) {
       const variable = expression.slice((keyed.variable as Token).start, (keyed.variable as Token).end);
       pieces.push(
         expression.slice(copied, token.start),
-        `Q{${SELECTED_NAMESPACE}}where(${number}, '${keyed.name}', ${variable})`,
+        `Q{${SELECTED_NAMESPACE}}where(${number}, '${keyed.key}', ${variable})`,
       );
       copied = (tokens[keyed.last] as Token).end;
       index = keyed.last;
@@ -177,9 +196,7 @@ export function planPaths(expression: string, namespaces: Record<string, string>
   pieces.push(expression.slice(copied));
   return {
     expression: pieces.join(''),
-    paths: [...paths.values()].map(({ path, guards, number }) =>
-      handed.has(number) ? { path, guards } : { path, guards, pointersOnly: true as const },
-    ),
+    paths: [...paths.values()].map(({ number: _, ...path }) => path),
     ...(perItem.length > 0 && { perItem }),
   };
 }
@@ -228,9 +245,9 @@ function comparedNodes(tokens: Token[], pathStart: number, pathLast: number): nu
 
 /**
  * `distinct-values(path)`, the path its only argument: its nodes' values are all
- * xs:untypedAtomic, equal when their texts are, so the first node of each text, atomized, is the
- * answer, in the same order; `first-of-each` finds them with a `Set`, where fontoxpath atomized
- * and keyed every node.
+ * xs:untypedAtomic, equal when their texts are, so each distinct text, in the order of its first
+ * node, is the answer; `distinct-texts` finds them with a `Set`, read from libxml2's structs,
+ * where fontoxpath wrapped, atomized and keyed every node.
  */
 function isDistinctValuesOf(tokens: Token[], pathStart: number, pathLast: number): boolean {
   const name = tokens[pathStart - 2];
@@ -245,31 +262,37 @@ function isDistinctValuesOf(tokens: Token[], pathStart: number, pathLast: number
 }
 
 /**
- * `[@name = $v]` (or `[$v = @name]`) right after a selected path, `name` in no namespace: the
- * grouping idiom's `count(//r[@k = $k])`. `where` answers it from an index of the selection by
- * that attribute, built once per call, where fontoxpath tested every node for every key. Only
- * for text keys: `where` hands anything else back to evaluation as written.
+ * `[K = $v]` (or `[$v = K]`) right after a selected path, where the key K is an attribute `@name`,
+ * the node itself `.`, or a child element `name`, names in no namespace: the grouping idiom's
+ * `count(//r[@k = $k])`, `count(//tag[. = $t])`, `//record[category = $c]`. `where` answers it
+ * from an index of the selection by that key (`@name`, `.` or `name`), built once per call, where
+ * fontoxpath tested every node for every key. Only for text keys: `where` hands anything else
+ * back to evaluation as written.
  */
-function attributeEqualsVariable(
+function keyEqualsVariable(
   tokens: Token[],
   open: number,
-): { name: string; variable: Token; last: number } | null {
-  if (!isSymbol(tokens[open], '[') || !isSymbol(tokens[open + 5], ']')) return null;
-  const [first, second, third, fourth] = tokens.slice(open + 1, open + 5);
-  const attribute = (at: Token | undefined, name: Token | undefined) =>
-    isSymbol(at, '@') && name?.kind === 'name' && name.prefix === null && name.local !== '*'
-      ? name.local
-      : null;
-  if (!isSymbol(third, '=') && !isSymbol(second, '=')) return null;
-  if (isSymbol(third, '=') && fourth?.kind === 'variable') {
-    const name = attribute(first, second);
-    return name === null ? null : { name, variable: fourth, last: open + 5 };
-  }
-  if (isSymbol(second, '=') && first?.kind === 'variable') {
-    const name = attribute(third, fourth);
-    return name === null ? null : { name, variable: first, last: open + 5 };
-  }
-  return null;
+): { key: string; variable: Token; last: number } | null {
+  if (!isSymbol(tokens[open], '[')) return null;
+  const keyAt = (at: number): { key: string; end: number } | null => {
+    const token = tokens[at];
+    const next = tokens[at + 1];
+    if (isSymbol(token, '.')) return { key: '.', end: at + 1 };
+    if (isSymbol(token, '@') && next?.kind === 'name' && next.prefix === null && next.local !== '*')
+      return { key: `@${next.local}`, end: at + 2 };
+    if (token?.kind === 'name' && token.prefix === null && token.local !== '*' && !isSymbol(next, '('))
+      return { key: token.local, end: at + 1 };
+    return null;
+  };
+  const variableFirst = tokens[open + 1]?.kind === 'variable';
+  const keyed = keyAt(variableFirst ? open + 3 : open + 1);
+  if (keyed === null) return null;
+  const variable = tokens[variableFirst ? open + 1 : keyed.end + 1] as Token;
+  const equals = variableFirst ? open + 2 : keyed.end;
+  const close = variableFirst ? keyed.end : keyed.end + 2;
+  if (variable?.kind !== 'variable' || !isSymbol(tokens[equals], '=') || !isSymbol(tokens[close], ']'))
+    return null;
+  return { key: keyed.key, variable, last: close };
 }
 
 function isSlash(token: Token | undefined): boolean {

@@ -21,14 +21,12 @@ const ATTRIBUTE = 2;
 export interface NodeStructs {
   /** Renews the memory's views (after anything allocated in libxml2's heap). */
   refresh(): void;
-  /** The memory as words, as of the last renewal (`attributeValueAt` renews when it allocates). */
+  /** The memory as words, as of the last renewal (`textAt` renews when it allocates). */
   words(): Int32Array;
   localNameAt(ptr: number): string;
   namespaceAt(ptr: number): string | null;
-  /** An element's string-value (its text and CDATA descendants). */
-  stringValueAt(ptr: number): string;
-  /** An attribute's value; may allocate in libxml2's heap. */
-  attributeValueAt(ptr: number): string;
+  /** A node's string-value (an element's text and CDATA descendants); may allocate in libxml2's heap. */
+  textAt(ptr: number): string | null;
 }
 
 /** A value this module does not compute exactly: the expression is evaluated as written. */
@@ -110,10 +108,8 @@ class PerItemWalker {
       if (nodes.length > 1) throw new PerItemRefused('two nodes where one is allowed');
       node = nodes[0] as number;
     }
-    const text =
-      this.#words[(node + TYPE) >>> 2] === ATTRIBUTE
-        ? this.#structs.attributeValueAt(node)
-        : this.#structs.stringValueAt(node);
+    // An element or an attribute: the kinds a step by name takes, each with a string-value.
+    const text = this.#structs.textAt(node) as string;
     this.#words = this.#structs.words();
     return text;
   }

@@ -15,10 +15,10 @@ import { XmlNsStruct, xmlNodeGetContent } from 'libxml2-wasm/lib/libxml2.mjs';
 import { heapWords } from './memory.js';
 import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
 import { type DocumentRef, type NodeRef, stringValue } from './tree.js';
-import { decodeUtf8, shortAsciiAt } from './utf8.js';
+import { decodeUtf8 } from './utf8.js';
 import { type PathPlan, type PerItem, planPaths, SELECTED_NAMESPACE } from './xpath31-paths.js';
 import { type NodeStructs, perItemValues } from './xpath31-per-item.js';
-import { type Selections, selectPaths } from './xpath31-selected.js';
+import { type Selection, selectPaths } from './xpath31-selected.js';
 
 const ELEMENT = 1;
 const ATTRIBUTE = 2;
@@ -27,6 +27,8 @@ const CDATA = 4;
 const PI = 7;
 const COMMENT = 8;
 const DOCUMENT = 9;
+/** Bytes of a value read character by character before it is handed to TextDecoder. */
+const SHORT_TEXT = 64;
 
 // fontoxpath ships a UMD file as `main`, whose names Node's ESM loader cannot see (tsx, the tests'
 // workers), and an ES module as `module` (the bundle); both have the API as their default export.
@@ -124,10 +126,15 @@ export class Xpath31View implements NodeStructs {
   #string(address: number): string {
     if (address === 0) return '';
     const bytes = this.#bytes;
-    const ascii = shortAsciiAt(bytes, address);
-    if (ascii !== null) return ascii;
-    const end = bytes.indexOf(0, address);
-    return decodeUtf8(bytes.subarray(address, end));
+    // Most values are short ASCII: built in JavaScript they skip TextDecoder's fixed cost per call.
+    let text = '';
+    for (let at = address; at < address + SHORT_TEXT; at++) {
+      const byte = bytes[at] as number;
+      if (byte === 0) return text;
+      if (byte > 0x7f) break;
+      text += String.fromCharCode(byte);
+    }
+    return decodeUtf8(bytes.subarray(address, bytes.indexOf(0, address)));
   }
 
   #name(node: number): { local: string; bucket: string } {
@@ -270,9 +277,19 @@ export class Xpath31View implements NodeStructs {
   }
 
   dataOf(node: LxNode): string {
-    if (node.nodeType === ATTRIBUTE) return this.attributeValueAt(node.ptr);
+    if (node.nodeType === ATTRIBUTE) return this.#attributeValue(node.ptr);
     if (node.nodeType === ELEMENT || node.nodeType === DOCUMENT) return '';
     return this.#string(this.#at(node.ptr + CONTENT));
+  }
+
+  #attributeValue(ptr: number): string {
+    const first = this.#at(ptr + CHILDREN);
+    if (first === 0) return '';
+    if (this.#at(first + NEXT) === 0 && this.#at(first + TYPE) === TEXT)
+      return this.#string(this.#at(first + CONTENT));
+    const value = xmlNodeGetContent(ptr) ?? '';
+    this.refresh();
+    return value;
   }
 
   // ---- NodeStructs (xpath31-per-item.ts): the tree read without wrappers ----
@@ -290,14 +307,25 @@ export class Xpath31View implements NodeStructs {
     return nsPtr === 0 ? null : this.#space(nsPtr).uri;
   }
 
-  attributeValueAt(ptr: number): string {
-    const first = this.#at(ptr + CHILDREN);
-    if (first === 0) return '';
-    if (this.#at(first + NEXT) === 0 && this.#at(first + TYPE) === TEXT)
-      return this.#string(this.#at(first + CONTENT));
-    const value = xmlNodeGetContent(ptr) ?? '';
-    this.refresh();
-    return value;
+  /**
+   * The string-value of the node at `ptr`, read from the structs without making a wrapper; null
+   * for a kind `wrap` refuses (fontoxpath must not see it).
+   */
+  textAt(ptr: number): string | null {
+    switch (this.#at(ptr + TYPE)) {
+      case ATTRIBUTE:
+        return this.#attributeValue(ptr);
+      case ELEMENT:
+      case DOCUMENT:
+        return this.#descendantText(ptr);
+      case TEXT:
+      case CDATA:
+      case COMMENT:
+      case PI:
+        return this.#string(this.#at(ptr + CONTENT));
+      default:
+        return null;
+    }
   }
 
   /**
@@ -327,10 +355,10 @@ export class Xpath31View implements NodeStructs {
   stringValueOf(node: FontoNode): string | undefined {
     if (!(node instanceof LxNode) || node.view !== this) return undefined;
     if (node.nodeType !== ELEMENT && node.nodeType !== DOCUMENT) return undefined;
-    return this.stringValueAt(node.ptr);
+    return this.#descendantText(node.ptr);
   }
 
-  stringValueAt(top: number): string {
+  #descendantText(top: number): string {
     let text = '';
     let ptr = this.#at(top + CHILDREN);
     while (ptr !== 0) {
@@ -552,53 +580,6 @@ export interface Xpath31Answer {
   items: Xpath31Item[];
 }
 
-/**
- * `fn:sort` (one and two arguments), which fontoxpath 3.34 lacks: items in ascending order of
- * their atomized value (a node's string-value), numerically when every key is a number, else by
- * Unicode code points (the default collation; the collation argument is accepted and must be
- * it); equal keys keep their order. fontoxpath hands a registered function JavaScript values,
- * so a number comes back as an xs:double. `fn:sort#3` (a key function) cannot be registered: the
- * function item arrives uncallable; it is a patch to fontoxpath (scripts/fontoxpath-patches.ts).
- */
-const FN = 'http://www.w3.org/2005/xpath-functions';
-const CODEPOINT_COLLATION = 'http://www.w3.org/2005/xpath-functions/collation/codepoint';
-function sortItems(items: unknown[]): unknown[] {
-  const keys = items.map((item) =>
-    item instanceof LxNode
-      ? (xmlNodeGetContent(item.ptr) ?? '')
-      : item instanceof Date
-        ? item.getTime()
-        : typeof item === 'boolean'
-          ? Number(item)
-          : item,
-  );
-  const numeric = keys.every((key) => typeof key === 'number');
-  const order = items.map((_, index) => index);
-  order.sort((a, b) => {
-    const x = keys[a] as number | string;
-    const y = keys[b] as number | string;
-    if (numeric) return (x as number) - (y as number) || 0;
-    const left = String(x);
-    const right = String(y);
-    return left < right ? -1 : left > right ? 1 : 0;
-  });
-  for (const item of items) if (item instanceof LxNode) item.view.refresh();
-  return order.map((index) => items[index]);
-}
-registerCustomXPathFunction({ namespaceURI: FN, localName: 'sort' }, ['item()*'], 'item()*', (_, items) =>
-  sortItems(items as unknown[]),
-);
-registerCustomXPathFunction(
-  { namespaceURI: FN, localName: 'sort' },
-  ['item()*', 'xs:string?'],
-  'item()*',
-  (_, items, collation) => {
-    if (collation !== null && collation !== CODEPOINT_COLLATION)
-      throw new Error(`FOCH0002: The collation ${String(collation)} is not supported; use the default.`);
-    return sortItems(items as unknown[]);
-  },
-);
-
 /** The atomic types whose name is reported, most specific first (`instance of` is true for supertypes). */
 const ATOMIC_TYPES = [
   'xs:integer',
@@ -672,9 +653,9 @@ export function evaluateXPath31Counted(
 }
 
 /** Runs `evaluate` with a plan's selections bound for the functions below; unbound after. */
-function withSelections<T>(view: Xpath31View, plan: PathPlan, selections: Selections, evaluate: () => T): T {
-  selected = selections.nodes;
-  perItem = { view, computations: plan.perItem ?? [], pointers: selections.pointers, values: [] };
+function withSelections<T>(view: Xpath31View, plan: PathPlan, selections: Selection[], evaluate: () => T): T {
+  selected = selections;
+  perItem = { view, computations: plan.perItem ?? [], values: [] };
   try {
     return evaluate();
   } finally {
@@ -689,22 +670,25 @@ function withSelections<T>(view: Xpath31View, plan: PathPlan, selections: Select
  * The nodes libxml2 selected for the paths of the expression being evaluated, for
  * `Q{SELECTED_NAMESPACE}selected(n)`; empty between calls, so no call's nodes outlive it.
  */
-let selected: readonly LxNode[][] = [];
+let selected: readonly Selection[] = [];
+const nodesOf = (number: number): readonly LxNode[] => {
+  const selection = selected[number - 1];
+  return selection !== undefined && 'nodes' in selection ? selection.nodes : [];
+};
 registerCustomXPathFunction(
   { namespaceURI: SELECTED_NAMESPACE, localName: 'selected' },
   ['xs:integer'],
   'node()*',
-  (_, number: number) => selected[number - 1] ?? [],
+  (_, number: number) => nodesOf(number),
 );
 /**
  * The per-item computations of the expression being evaluated, for `per-item-<type>(n)`
- * (xpath31-per-item-plan.ts), with the view and the selections' pointers they read, and each
- * one's values once computed: inside a predicate fontoxpath asks again for every context node.
+ * (xpath31-per-item-plan.ts), with the view they read, and each one's values once computed:
+ * inside a predicate fontoxpath asks again for every context node.
  */
 let perItem: {
   view: Xpath31View;
   computations: readonly PerItem[];
-  pointers: readonly number[][];
   values: Array<number[] | undefined>;
 } | null = null;
 for (const type of ['double', 'decimal', 'integer'])
@@ -715,59 +699,74 @@ for (const type of ['double', 'decimal', 'integer'])
     (_, number: number) => {
       const computation = perItem?.computations[number - 1];
       if (perItem === null || computation === undefined) return [];
-      perItem.values[number - 1] ??= perItemValues(
-        perItem.view,
-        perItem.pointers[computation.path - 1] ?? [],
-        computation.expression,
-      );
+      const selection = selected[computation.path - 1];
+      // Also read as nodes elsewhere in the expression, the path was selected as nodes.
+      const pointers =
+        selection === undefined || 'distinctTexts' in selection
+          ? []
+          : 'pointers' in selection
+            ? selection.pointers
+            : selection.nodes.map((node) => node.ptr);
+      perItem.values[number - 1] ??= perItemValues(perItem.view, pointers, computation.expression);
       // A copy: fontoxpath owns what it is handed.
       return perItem.values[number - 1]?.slice() ?? [];
     },
   );
-/** Each selection's nodes by the text of one attribute, made when `where` first asks. */
+/** Each selection's nodes by the texts of one key (xpath31-paths.ts), made when `where` first asks. */
 let selectedIndexes: Array<Map<string, Map<string, LxNode[]>> | undefined> = [];
 registerCustomXPathFunction(
   { namespaceURI: SELECTED_NAMESPACE, localName: 'where' },
   ['xs:integer', 'xs:string', 'xs:anyAtomicType*'],
   'node()*',
-  (_, number: number, name: string, keys: unknown[]) => {
+  (_, number: number, key: string, keys: unknown[]) => {
     // A number, date or boolean compares as its type: fontoxpath's own test decides that.
-    if (!keys.every((key) => typeof key === 'string')) throw new Error('where: a key that is not text');
-    const byName = selectedIndexes[number - 1] ?? new Map<string, Map<string, LxNode[]>>();
-    selectedIndexes[number - 1] = byName;
-    let index = byName.get(name);
+    if (!keys.every((text) => typeof text === 'string')) throw new Error('where: a key that is not text');
+    const byKey = selectedIndexes[number - 1] ?? new Map<string, Map<string, LxNode[]>>();
+    selectedIndexes[number - 1] = byKey;
+    let index = byKey.get(key);
     if (index === undefined) {
       index = new Map<string, LxNode[]>();
-      for (const node of selected[number - 1] ?? []) {
-        const value = node.view.getAttribute(node, name);
-        if (value === null) continue;
-        const nodes = index.get(value);
-        if (nodes === undefined) index.set(value, [node]);
-        else nodes.push(node);
+      for (const node of nodesOf(number)) {
+        for (const text of keyTexts(node, key)) {
+          const nodes = index.get(text);
+          if (nodes === undefined) index.set(text, [node]);
+          else nodes.push(node);
+        }
       }
-      byName.set(name, index);
+      byKey.set(key, index);
     }
     if (keys.length === 1) return index.get(keys[0] as string) ?? [];
     // Several keys: the nodes any of them selects, still in document order.
-    const wanted = new Set(keys as string[]);
-    return (selected[number - 1] ?? []).filter((node) =>
-      wanted.has(node.view.getAttribute(node, name) ?? ''),
-    );
+    const found = new Set<LxNode>();
+    for (const text of keys as string[]) for (const node of index.get(text) ?? []) found.add(node);
+    return nodesOf(number).filter((node) => found.has(node));
   },
 );
+/**
+ * The distinct texts a node is compared by for `where`'s key: its attribute `@name`, itself `.`,
+ * or each of its child elements `name` (in no namespace, as an unprefixed name test selects).
+ */
+function keyTexts(node: LxNode, key: string): Set<string> {
+  if (key === '.') return new Set([textOf(node)]);
+  if (key.startsWith('@')) {
+    const value = node.view.getAttribute(node, key.slice(1));
+    return new Set(value === null ? [] : [value]);
+  }
+  const children = node.view.getChildNodes(node, `name-${key}`);
+  return new Set(
+    children.filter((child) => child.nodeType === ELEMENT && child.namespaceURI === null).map(textOf),
+  );
+}
 registerCustomXPathFunction(
-  { namespaceURI: SELECTED_NAMESPACE, localName: 'first-of-each' },
+  { namespaceURI: SELECTED_NAMESPACE, localName: 'distinct-texts' },
   ['xs:integer'],
-  'node()*',
+  // A string returned as xs:untypedAtomic: scripts/fontoxpath-patches.ts, UNTYPED_RETURN_PATCHES.
+  'xs:untypedAtomic*',
   (_, number: number) => {
-    const seen = new Set<string>();
-    const nodes = selected[number - 1] ?? [];
-    return nodes.filter((node) => {
-      const text = textOf(node);
-      if (seen.has(text)) return false;
-      seen.add(text);
-      return true;
-    });
+    const selection = selected[number - 1];
+    if (selection !== undefined && 'distinctTexts' in selection) return selection.distinctTexts;
+    // The path is also read as nodes elsewhere in the expression, so it was selected as nodes.
+    return [...new Set(nodesOf(number).map(textOf))];
   },
 );
 /** A selected node's string-value (an attribute's read in place; an element's by libxml2). */
@@ -787,7 +786,7 @@ registerCustomXPathFunction(
   (_, values: string[], number: number) => {
     let texts = selectedTexts[number - 1];
     if (texts === undefined) {
-      texts = new Set((selected[number - 1] ?? []).map(textOf));
+      texts = new Set(nodesOf(number).map(textOf));
       selectedTexts[number - 1] = texts;
     }
     return values.some((value) => texts.has(value));

@@ -18,7 +18,7 @@ describe('planPaths: which paths libxml2 selects', () => {
   it('takes child, descendant and attribute steps by name, with predicates that mean the same in XPath 1.0', () => {
     expect(planPaths('count(//x:Rule/@id) => xs:integer()', NS)).toEqual({
       expression: 'count((Q{urn:oxml-mcp:xpath31-selected}selected(1))) => xs:integer()',
-      paths: [{ path: '//x:Rule/@id', guards: [] }],
+      paths: [{ path: '//x:Rule/@id', guards: [], textsOnly: false }],
     });
     expect(paths("//item[@type = 'x']/name ! string()")).toEqual(["//item[@type = 'x']/name"]);
     expect(paths('//a[1]/b[not(@c) and (d or e != "f")]/*')).toEqual([
@@ -34,16 +34,27 @@ describe('planPaths: which paths libxml2 selects', () => {
     );
     expect(plan?.paths.map(({ path }) => path)).toEqual(['//r/@k', '//r']);
     // `[@k = $k]` on a selection: answered from an index of it by @k.
-    expect(plan?.expression).toContain("count(Q{urn:oxml-mcp:xpath31-selected}where(2, 'k', $k))");
+    expect(plan?.expression).toContain("count(Q{urn:oxml-mcp:xpath31-selected}where(2, '@k', $k))");
+    // So is `[. = $k]`, and `[name = $k]` for a child element.
+    expect(planPaths('//t[. = $k], //r[$k = price]', NS)?.expression).toBe(
+      "Q{urn:oxml-mcp:xpath31-selected}where(1, '.', $k), Q{urn:oxml-mcp:xpath31-selected}where(2, 'price', $k)",
+    );
+    expect(planPaths('//r[price = $k + 1], //r[x:p = $k], //r[name() = $k]', NS)?.expression).not.toContain(
+      'where(',
+    );
     expect(plan?.expression).toContain('+ count((Q{urn:oxml-mcp:xpath31-selected}selected(1)))');
   });
 
   it('guards a comparison with a number: libxml2 reads a value that is not one as NaN', () => {
     expect(planPaths('count(//record[price > 50])', NS)?.paths).toEqual([
-      { path: '//record[price > 50]', guards: ['//record/price[number(.) != number(.)]'] },
+      {
+        path: '//record[price > 50]',
+        guards: ['//record/price[number(.) != number(.)]'],
+        textsOnly: false,
+      },
     ]);
     expect(planPaths('//a/b[. = 3][@n]', NS)?.paths).toEqual([
-      { path: '//a/b[. = 3][@n]', guards: ['//a/b/self::node()[number(.) != number(.)]'] },
+      { path: '//a/b[. = 3][@n]', guards: ['//a/b/self::node()[number(.) != number(.)]'], textsOnly: false },
     ]);
   });
 
@@ -69,8 +80,8 @@ describe('planPaths: which paths libxml2 selects', () => {
       expression:
         'count(distinct-values((Q{urn:oxml-mcp:xpath31-selected}selected(1))[Q{urn:oxml-mcp:xpath31-selected}equals-any((.) ! string(.), 2)]))',
       paths: [
-        { path: '//x:Profile/x:select/@idref', guards: [] },
-        { path: '//x:Rule/@id', guards: [] },
+        { path: '//x:Profile/x:select/@idref', guards: [], textsOnly: false },
+        { path: '//x:Rule/@id', guards: [], textsOnly: false },
       ],
     });
     expect(planPaths('//a[b/@t = //c/@id and @u]', NS)?.expression).toBe(
@@ -83,10 +94,15 @@ describe('planPaths: which paths libxml2 selects', () => {
     expect(planPaths('//a[@t != //c/@id]', NS)?.expression).toContain('[@t != (Q{');
   });
 
-  it('answers distinct-values of a selected path from the first node of each text', () => {
-    expect(planPaths('count(distinct-values(//@xml:lang))', NS)?.expression).toBe(
-      'count(data(Q{urn:oxml-mcp:xpath31-selected}first-of-each(1)))',
-    );
+  it('answers distinct-values of a selected path from its distinct texts, with no node wrapped', () => {
+    expect(planPaths('count(distinct-values(//@xml:lang))', NS)).toEqual({
+      expression: 'count((Q{urn:oxml-mcp:xpath31-selected}distinct-texts(1)))',
+      paths: [{ path: '//@xml:lang', guards: [], textsOnly: true }],
+    });
+    // A path also read as nodes elsewhere is selected once, as nodes, for both uses.
+    expect(planPaths('distinct-values(//a/@b) , //a/@b', NS)?.paths).toEqual([
+      { path: '//a/@b', guards: [], textsOnly: false },
+    ]);
     // With a collation, or over more than the path, distinct-values stays fontoxpath's.
     expect(planPaths("distinct-values(//a, 'c')", NS)?.expression).toBe(
       "distinct-values((Q{urn:oxml-mcp:xpath31-selected}selected(1)), 'c')",
@@ -179,13 +195,25 @@ describe('evaluateXPath31Counted with paths selected by libxml2', () => {
       "let $keys := ('c', 'a') return //r[@k = $keys]/@n ! string()",
       'distinct-values(//r/@k), distinct-values(//price) ! (. instance of xs:untypedAtomic)',
       'distinct-values(//r/price)[. > 8]',
+      // Untyped: '04' equals 4 as a number, and ' 70 ' keeps its spaces as a text.
+      'distinct-values(//r/@n) = 4, distinct-values(//price) ! string()',
+      'count(distinct-values(//@k)), distinct-values(/d/g/item/@type)',
+      // One path read both ways: selected as nodes, its distinct texts taken from them.
+      "string-join(for $k in distinct-values(//r/@k) return $k || '=' || count(//r/@k[. = $k]), ' ')",
+      'for $p in distinct-values(//price) return count(//price[. = $p])',
+      // A child element as the key: each r under each of its prices' texts; several keys at once.
+      "for $c in ('10', '60', ' 70 ', '70') return count(//r[price = $c])",
+      "let $keys := ('5', '10') return //r[$keys = price]/@n ! string()",
+      // A number compares as a number ('04' = 4): left to fontoxpath as written.
+      'for $n in (1, 4) return count(//r[@n = $n])',
       'for $k in //g/item/@type return count(//r[$k = @k]) + count(//g/item[@type = $k])',
     ]) {
       const { selected, walked } = both(doc, expression);
       expect(selected.answer, expression).toEqual(walked.answer);
       // A step by name wraps only the nodes it takes (ADR 0055, addendum): a path whose join the
-      // positional `[2]` keeps in fontoxpath reaches as many nodes either way, never more.
-      if (expression.startsWith('//r[@k = //r/@k][2]'))
+      // positional `[2]` keeps in fontoxpath, or a number key evaluated as written, reaches as
+      // many nodes either way, never more.
+      if (expression.startsWith('//r[@k = //r/@k][2]') || expression.includes('(1, 4)'))
         expect(selected.wrappers, expression).toBeLessThanOrEqual(walked.wrappers);
       else expect(selected.wrappers, expression).toBeLessThan(walked.wrappers);
     }

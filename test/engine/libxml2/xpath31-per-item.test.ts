@@ -15,7 +15,7 @@ describe('planPaths: per-item computations', () => {
   it('takes the shapes models write after a selected path, typed as XPath 3.1 types them', () => {
     expect(planPaths('sum(//record ! number(price))', NS)).toEqual({
       expression: `sum(${SELECTED}per-item-double(1))`,
-      paths: [{ path: '//record', guards: [], pointersOnly: true }],
+      paths: [{ path: '//record', guards: [], textsOnly: false, pointersOnly: true }],
       perItem: [
         { path: 1, expression: { kind: 'number', path: [{ attribute: false, uri: null, local: 'price' }] } },
       ],
@@ -42,7 +42,11 @@ describe('planPaths: per-item computations', () => {
 
   it('hands fontoxpath a path it also reads elsewhere, and leaves anything else as it was', () => {
     const both = planPaths('count(//r) + sum(//r ! number(p))', NS);
-    expect(both?.paths).toEqual([{ path: '//r', guards: [] }]);
+    expect(both?.paths).toEqual([{ path: '//r', guards: [], textsOnly: false }]);
+    // Read as distinct texts too: selected as nodes, which the computation reads as pointers.
+    expect(planPaths('distinct-values(//r/@v), sum(//r/@v ! number(.))', NS)?.paths).toEqual([
+      { path: '//r/@v', guards: [], textsOnly: false },
+    ]);
     for (const [expression, path] of [
       ['//r ! string(p)', '//r'],
       ['//r ! number(p)[1]', '//r'],
@@ -67,7 +71,7 @@ describe('planPaths: per-item computations', () => {
       ['for $r in //r, $s in //s return number($r/p)', '//r'],
     ] as const) {
       expect(planPaths(expression, NS)?.perItem, expression).toBeUndefined();
-      expect(planPaths(expression, NS)?.paths[0], expression).toEqual({ path, guards: [] });
+      expect(planPaths(expression, NS)?.paths[0], expression).toEqual({ path, guards: [], textsOnly: false });
     }
     // A prefix bound to another namespace than the functions', or a prolog that may rebind one.
     expect(planPaths('//r ! xs:double(p)', { xs: 'urn:other' })?.perItem).toBeUndefined();
@@ -149,6 +153,7 @@ describe('evaluateXPath31Counted: per-item values from the structs', () => {
       expect(computed.wrappers, expression).toBe(1);
       expect(walked.wrappers, expression).toBeGreaterThan(4);
     }
+    alike(doc, ['distinct-values(//r/@v), sum(//r/@v ! number(.))', 'count(//r) + sum(//r ! count(m))']);
     // Inside a predicate: asked again for each context node, computed once.
     const [inPredicate] = alike(doc, ['//r[number(q) = max(//r ! number(q))]/n ! string()']);
     expect(inPredicate?.computed.answer?.items).toEqual([

@@ -125,8 +125,24 @@ describe('fn:sort', () => {
     expect(() => values('sort((1, 2), (), function($x, $y) { $x })')).toThrow(/XPTY0004/);
   });
 
-  it('keeps sort#1 and sort#2 as they were', () => {
+  it('sorts by atomized value with sort#1 and sort#2, each item keeping its type', () => {
     expect(values('sort((10, 2, 3))')).toEqual(['2', '3', '10']);
     expect(values("sort(('b', 'a'), ())")).toEqual(['a', 'b']);
+    // Registered from outside, sort#1 handed numbers back as xs:double: 2.147483647E9.
+    expect(values('sort((2147483647, 3, 400000000))')).toEqual(['3', '400000000', '2147483647']);
+    expect(values('sort((2, 1)) ! (. instance of xs:integer)')).toEqual(['true', 'true']);
+    expect(values("sort((xs:date('2024-02-01'), xs:date('2023-12-31')))")).toEqual([
+      '2023-12-31',
+      '2024-02-01',
+    ]);
+    // NaN first; nodes by their text, code point by code point; equal keys keep their order.
+    expect(values("sort((2, xs:double('NaN'), 1))")).toEqual(['NaN', '1', '2']);
+    expect(
+      values(
+        'sort(//e) ! string(@id)',
+        '<r><e id="1">b</e><e id="2">B</e><e id="3">a</e><e id="4">b</e></r>',
+      ),
+    ).toEqual(['2', '3', '1', '4']);
+    expect(() => values("sort((1, 'a'))")).toThrow(/XPTY0004: fn:sort cannot compare the keys/);
   });
 });
