@@ -342,7 +342,8 @@ export function patchFontoxpathUntypedReturn(source: string, file = 'fontoxpath'
  * the same "greater-than" the specification and fontoxpath define (empty least or greatest, NaN
  * next to the empty sequence, else `gt`); descending still reads the ascending order backwards,
  * as before. Its NaN test is on numbers only: fontoxpath's `isNaN(value)` took every text that is
- * not a number for NaN, so `'abc'` sorted before `'10'` (ADR 0055, addendum 2).
+ * not a number for NaN, so `'abc'` sorted before `'10'`. Each key is read once, into an array
+ * (ADR 0055, addendum 2).
  */
 const ORDER_BY_GREATER =
   '(W,V)=>{const M=x=>"number"===typeof x.value&&x.value!==x.value;' +
@@ -350,6 +351,12 @@ const ORDER_BY_GREATER =
   'else{if(null===W)return null!==V;if(null===V)return!1;if(M(W))return!M(V);if(M(V))return!1}' +
   'return ui("gtOp",W.type,V.type)(W,V,a)}';
 const ORDER_BY_PATCHES: ReadonlyArray<readonly [string, string]> = [
+  // Each key read once, into an array: its lazy sequence was evaluated again by each of
+  // `isEmpty`, the singleton test and `first`.
+  [
+    't=e.map(z=>n.aa.h(z,c)).map(z=>rc(z,c));if(t.find(z=>!z.isEmpty()&&!z.oa()))throw Error("XPTY0004: Order by only accepts empty or singleton sequences");h=\nt.map(z=>z.first());',
+    't=e.map(z=>rc(n.aa.h(z,c),c).N());if(t.find(z=>1<z.length))throw Error("XPTY0004: Order by only accepts empty or singleton sequences");h=\nt.map(z=>0<z.length?z[0]:null);',
+  ],
   [
     't=h.length;k=h.map((z,y)=>y);for(let z=0;z<t;z++)if(z+1!==t)for(let y=z;0<=y;y--){const F=y,N=y+1;if(N===t)continue;const U=h[k[F]],da=h[k[N]];if(null!==da||null!==U){if(n.ec){if(null===U)continue;if(null===da&&null!==U){[k[F],k[N]]=[k[N],k[F]];continue}if(isNaN(da.value)&&null!==U&&!isNaN(U.value)){[k[F],k[N]]=[k[N],k[F]];continue}}else{if(null===da)continue;if(null===\nU&&null!==da){[k[F],k[N]]=[k[N],k[F]];continue}if(isNaN(U.value)&&null!==da&&!isNaN(da.value)){[k[F],k[N]]=[k[N],k[F]];continue}}ui("gtOp",U.type,da.type)(U,da,a)&&([k[F],k[N]]=[k[N],k[F]])}}',
     `t=h.length;k=h.map((z,y)=>y);{const G=${ORDER_BY_GREATER};k.sort((x,y)=>G(h[x],h[y])?1:G(h[y],h[x])?-1:0)}`,

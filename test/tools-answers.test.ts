@@ -127,6 +127,24 @@ describe('XPath 2.0+ functions', () => {
     );
   });
 
+  it('says that an xs:decimal is a double here when its rounding noise shows, in both channels', async () => {
+    const xml = '<r><p>0.1</p><p>0.2</p><p>2.5</p></r>';
+    const noisy = await call('xml_query', { xml, xpath: 'sum(//p[position() < 3] ! xs:decimal(.))' });
+    const note =
+      'xs:decimal is computed as a double here (exact to about 15 significant digits), so 0.30000000000000004 carries rounding noise: round it, e.g. round-half-to-even(…, 2) for cents.';
+    expect(text(noisy)).toBe(`0.30000000000000004\n(evaluated as XPath 3.1)\n${note}`);
+    expect(answer(noisy)).toMatchObject({
+      values: ['0.30000000000000004'],
+      notes: ['(evaluated as XPath 3.1)', note],
+    });
+    // Exact decimals, and doubles (which XPath 3.1 keeps as doubles), say nothing more.
+    for (const xpath of ['sum(//p ! xs:decimal(.))', 'sum(//p ! number(.))']) {
+      expect(answer(await call('xml_query', { xml, xpath })).notes, xpath).toEqual([
+        '(evaluated as XPath 3.1)',
+      ]);
+    }
+  });
+
   it('answers paths libxml2 selects for XPath 3.1 as 3.1 does, in every output form (ADR 0055)', async () => {
     const xml = `<c:catalog xmlns:c="urn:c"><c:r k="a"><p>10</p></c:r><c:r k="b"><p>60</p></c:r><c:r k="a"><p>70</p></c:r></c:catalog>`;
     const namespaces = { c: 'urn:c' };

@@ -50,6 +50,7 @@ const MINIMAL_FONTOXPATH = [
   'function qc(a,b){',
   'const e=[];(function k(h){if(8!==d.node.nodeType&&7!==d.node.nodeType){var l=h.nodeType;',
   'case 1:return g(b+"",1);',
+  't=e.map(z=>n.aa.h(z,c)).map(z=>rc(z,c));if(t.find(z=>!z.isEmpty()&&!z.oa()))throw Error("XPTY0004: Order by only accepts empty or singleton sequences");h=\nt.map(z=>z.first());',
   't=h.length;k=h.map((z,y)=>y);for(let z=0;z<t;z++)if(z+1!==t)for(let y=z;0<=y;y--){const F=y,N=y+1;if(N===t)continue;const U=h[k[F]],da=h[k[N]];if(null!==da||null!==U){if(n.ec){if(null===U)continue;if(null===da&&null!==U){[k[F],k[N]]=[k[N],k[F]];continue}if(isNaN(da.value)&&null!==U&&!isNaN(U.value)){[k[F],k[N]]=[k[N],k[F]];continue}}else{if(null===da)continue;if(null===\nU&&null!==da){[k[F],k[N]]=[k[N],k[F]];continue}if(isNaN(U.value)&&null!==da&&!isNaN(da.value)){[k[F],k[N]]=[k[N],k[F]];continue}}ui("gtOp",U.type,da.type)(U,da,a)&&([k[F],k[N]]=[k[N],k[F]])}}',
 ].join(';');
 
@@ -264,6 +265,7 @@ describe('order by patch', () => {
       const path = join(DIST, file);
       const patched = patchFontoxpathOrderBy(readFileSync(path, 'utf8'), path);
       expect(count(patched, 'k.sort((x,y)=>G(h[x],h[y])?1:G(h[y],h[x])?-1:0)')).toBe(1);
+      expect(count(patched, 't=e.map(z=>rc(n.aa.h(z,c),c).N());')).toBe(1);
       expect(patched).not.toContain('for(let z=0;z<t;z++)if(z+1!==t)for(let y=z;0<=y;y--)');
     }
   });

@@ -62,15 +62,11 @@ export function answerXPath31(
   expression: string,
   namespaces: Record<string, string>,
   reading: ItemReading,
-): QueryResult {
+): QueryResult & { hint?: string } {
   try {
-    return {
-      ...readItems(
-        evaluateIn(view, expression, namespaces, reading.budget.maxValues, reading.opLimit),
-        reading,
-      ),
-      xpath_version: '3.1',
-    };
+    const answer = evaluateIn(view, expression, namespaces, reading.budget.maxValues, reading.opLimit);
+    const hint = decimalNoiseHint(answer.items);
+    return { ...readItems(answer, reading), xpath_version: '3.1', ...(hint === undefined ? {} : { hint }) };
   } finally {
     forgetPatterns();
   }
@@ -134,6 +130,28 @@ function readItems(
     count,
     ...withinBudget(count, (index) => textOf(items[index] as Xpath31Item), budget),
   };
+}
+
+/**
+ * fontoxpath holds an xs:decimal as a double (docs/w3c-conformance.md, `decimal-as-double`): a sum
+ * of prices comes back `487810997.3900007`, and `xs:decimal('0.1') + xs:decimal('0.2')` as
+ * `0.30000000000000004`, where XPath promises decimals exact. A model that chose xs:decimal for
+ * exact money would report the noise as exact; past 15 significant digits a decimal shown says so.
+ */
+function decimalNoiseHint(items: readonly Xpath31Item[]): string | undefined {
+  const noisy = items.find(
+    (item) => item.kind === 'atomic' && item.type === 'xs:decimal' && significantDigits(item.text) > 15,
+  );
+  if (noisy === undefined || noisy.kind !== 'atomic') return undefined;
+  return `xs:decimal is computed as a double here (exact to about 15 significant digits), so ${noisy.text} carries rounding noise: round it, e.g. round-half-to-even(…, 2) for cents.`;
+}
+
+function significantDigits(text: string): number {
+  return text
+    .replace(/^[-+]?0*\.?0*/, '')
+    .replace(/\./, '')
+    .replace(/E.*$/i, '')
+    .replace(/0+$/, '').length;
 }
 
 const NUMERIC = new Set(['xs:integer', 'xs:decimal', 'xs:double', 'xs:float']);
@@ -213,12 +231,6 @@ export function xpath31Error(
     return new EngineError({
       code: 'xpath-failed',
       message: `The expression \`${expression}\` could not be evaluated as XPath 3.1: \`order by\` takes one key here (fontoxpath has no tie-break keys): order by the main key alone and call again.`,
-    });
-  }
-  if (/Cannot pass attribute nodes to custom functions/.test(detail)) {
-    return new EngineError({
-      code: 'xpath-failed',
-      message: `The expression \`${expression}\` could not be evaluated as XPath 3.1: \`sort\` here takes attribute values, not attribute nodes. Sort their values (\`sort(//a/@x ! number(.))\`, \`sort(//a/@x ! string(.))\`), or sort the elements by them: \`for $e in //a order by number($e/@x) return $e\`.`,
     });
   }
   const advice = code === undefined ? '' : (ADVICE[code]?.(detail) ?? '');
