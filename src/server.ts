@@ -27,12 +27,12 @@ const INSTRUCTIONS =
   'On an unfamiliar document call xml_inspect first: it gives the element names and the namespaces ' +
   'xml_query needs. Then use xml_query for counts, values and filters in XPath 1.0, or XPath 3.1 for what ' +
   '1.0 cannot say (sum over computed values, distinct-values, sort or `order by`, dates, regex, for/let, ' +
-  'group by as distinct-values + count; XQuery FLWOR with where/order by (one key) too; no format-number: use ' +
+  'group by as distinct-values + count; XQuery FLWOR with where/order by too; no format-number: use ' +
   'round-half-to-even): the server does the arithmetic. An unprefixed name matches only ' +
   'elements in no namespace. Ask several ' +
   'questions in one call with an array of expressions; `output: "xml"` shows matched records whole, ' +
   '`"paths"` where they are. xml_check for ' +
-  'well-formedness; xml_validate for XSD, RELAX NG or a DTD; xml_format to pretty-print.';
+  'well-formedness; xml_validate for XSD, RELAX NG, a DTD or Schematron rules; xml_format to pretty-print.';
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]));
 const toolList = tools.map(listing);

@@ -227,12 +227,6 @@ export function xpath31Error(
     });
   }
   const detail = shortened(message.replace(/\s+/g, ' ').trim(), 400);
-  if (/More than one order spec is not supported/.test(detail)) {
-    return new EngineError({
-      code: 'xpath-failed',
-      message: `The expression \`${expression}\` could not be evaluated as XPath 3.1: \`order by\` takes one key here (fontoxpath has no tie-break keys): order by the main key alone and call again.`,
-    });
-  }
   const advice = code === undefined ? '' : (ADVICE[code]?.(detail) ?? '');
   return new EngineError({
     code: 'xpath-failed',

@@ -10,7 +10,7 @@ const RECORDS =
 const values = (expression: string, xml = RECORDS) => query(xml, expression).values;
 
 describe('order by', () => {
-  it('orders numbers ascending and descending, equal keys in their order when ascending', () => {
+  it('orders numbers ascending and descending, equal keys in their input order either way', () => {
     expect(
       values('for $r in //r[@n castable as xs:double] order by number($r/@n) return string($r/@id)'),
     ).toEqual(['d', 'a', 'e', 'f']);
@@ -18,7 +18,16 @@ describe('order by', () => {
       values(
         'for $r in //r[@n castable as xs:double] order by number($r/@n) descending return string($r/@id)',
       ),
-    ).toEqual(['f', 'e', 'a', 'd']);
+    ).toEqual(['f', 'a', 'e', 'd']);
+  });
+
+  it('orders by several keys, each with its direction, ties of all in their input order', () => {
+    const ranked =
+      'for $r in //r order by exists($r/@n) descending, ($r/@n castable as xs:double) descending, number($r/@n) descending, $r/@id return string($r/@id)';
+    expect(values(ranked)).toEqual(['f', 'a', 'e', 'd', 'c', 'b']);
+    expect(
+      values('for $r in //r order by string-length($r/@n), $r/@id descending return string($r/@id)'),
+    ).toEqual(['b', 'e', 'd', 'c', 'a', 'f']);
   });
 
   it('puts the empty sequence and NaN first with empty least, last with empty greatest', () => {
