@@ -6,7 +6,8 @@ import { xpath31View } from '../../query/xpath31.js';
 import { forgetPatterns } from '../../query/xsd-regex.js';
 import { type Evaluator, selectionOf, withCurrent } from './evaluator.js';
 import { hoistAbsolutePaths } from './hoisted-paths.js';
-import type { Let, Rule } from './model.js';
+import type { Check, Let, Rule } from './model.js';
+import { routedChecks, xpath1Values } from './xpath1-routed.js';
 
 /*
  * queryBinding xslt2, xslt3, xpath2, xpath3, xpath31: fontoxpath over the same parse through the
@@ -91,6 +92,34 @@ export function xpath31Evaluator(
         body,
       )})`,
     );
+  /** Each check's test on each node (node-major), by fontoxpath: one evaluation for the rule. */
+  const testValues = (
+    rule: Rule,
+    checks: readonly Check[],
+    nodes: readonly NodeRef[],
+    lets: readonly Let[],
+  ) => {
+    const hoisted = hoistAbsolutePaths(checks.map((check) => withCurrent(check.test, CURRENT)));
+    const tests = hoisted.tests.map((test) => `boolean((${test}\n))`);
+    return evaluate(perNode(rule, [...lets, ...hoisted.lets], `(${tests.join(', ')})`), nodes, () => {
+      // Which check failed, so the sentence names it: each alone, on the same nodes.
+      for (const check of checks) {
+        try {
+          evaluateXPath31Plain(
+            view,
+            perNode(rule, lets, `boolean((${withCurrent(check.test, CURRENT)}\n))`),
+            namespaces,
+            {
+              'oxml-nodes': nodes,
+            },
+          );
+        } catch {
+          return `The ${check.kind}${check.id ? ` "${check.id}"` : ''} \`${check.test}\` (rule \`${rule.context}\`, line ${rule.line})`;
+        }
+      }
+      return `The rule \`${rule.context}\` (line ${rule.line})`;
+    });
+  };
   return {
     contexts(rules, lets) {
       const selections = rules.map((rule) => `(${selectionOf(rule.context)}\n), 0`);
@@ -114,36 +143,25 @@ export function xpath31Evaluator(
     },
     fires(rule, nodes, lets) {
       if (rule.checks.length === 0 || nodes.length === 0) return [];
-      const hoisted = hoistAbsolutePaths(rule.checks.map((check) => withCurrent(check.test, CURRENT)));
-      const tests = hoisted.tests.map((test) => `boolean((${test}\n))`);
-      const items = evaluate(
-        perNode(rule, [...lets, ...hoisted.lets], `(${tests.join(', ')})`),
-        nodes,
-        () => {
-          // Which check failed, so the sentence names it: each alone, on the same nodes.
-          for (const check of rule.checks) {
-            try {
-              evaluateXPath31Plain(
-                view,
-                perNode(rule, lets, `boolean((${withCurrent(check.test, CURRENT)}\n))`),
-                namespaces,
-                {
-                  'oxml-nodes': nodes,
-                },
-              );
-            } catch {
-              return `The ${check.kind}${check.id ? ` "${check.id}"` : ''} \`${check.test}\` (rule \`${rule.context}\`, line ${rule.line})`;
-            }
-          }
-          return `The rule \`${rule.context}\` (line ${rule.line})`;
-        },
-      );
-      return rule.checks.length === 0
-        ? []
-        : items.map((value, index) => {
-            const check = rule.checks[index % rule.checks.length];
-            return check?.kind === 'assert' ? value === false : value === true;
-          });
+      const routed = routedChecks(rule.checks, nodes.length, namespaces);
+      const forms = routed.filter((form) => form !== null);
+      const byLibxml2 = forms.length === 0 ? null : xpath1Values(view.docPtr, forms, nodes, namespaces);
+      const rest =
+        byLibxml2 === null ? rule.checks : rule.checks.filter((_, index) => routed[index] === null);
+      const restValues = rest.length === 0 ? [] : testValues(rule, rest, nodes, lets);
+      const fires: boolean[] = [];
+      nodes.forEach((_, node) => {
+        let fromLibxml2 = 0;
+        let fromRest = node * rest.length;
+        rule.checks.forEach((check, index) => {
+          const value =
+            byLibxml2 !== null && routed[index] !== null
+              ? byLibxml2[node]?.[fromLibxml2++] === true
+              : restValues[fromRest++] === true;
+          fires.push(check.kind === 'assert' ? !value : value);
+        });
+      });
+      return fires;
     },
     message(rule, node, parts, lets) {
       const expressions = parts.flatMap((part) =>

@@ -1,0 +1,69 @@
+import { MAX_XPATH_OPERATIONS } from '../../../limits.js';
+import type { DocumentRef, NodeRef } from '../../libxml2/tree.js';
+import { evaluateXPathAtNodes, isXPathFailure } from '../../libxml2/xpath.js';
+import type { Check } from './model.js';
+import { type Xpath1Test, xpath1Test } from './xpath1-tests.js';
+
+/*
+ * The tests of an XPath 3.1 rule that XPath 1.0 answers alike (xpath1-tests.ts), evaluated by
+ * libxml2 on each context node: it walks its own tree, where fontoxpath reaches each node through
+ * the DOM view (ADR 0053, Addendum 2). The EN 16931 rules' root rule asks 300 such questions of
+ * an element with 1,200 invoice lines as children; fontoxpath passed each line for each.
+ */
+
+const forms = new WeakMap<Check, Xpath1Test | null>();
+
+/** The check's test as XPath 1.0, or null; read once per check. */
+function formOf(check: Check, namespaces: Record<string, string>): Xpath1Test | null {
+  let form = forms.get(check);
+  if (form === undefined) {
+    form = xpath1Test(check.test, namespaces);
+    forms.set(check, form);
+  }
+  return form;
+}
+
+/**
+ * Which of the checks libxml2 takes on these nodes: those XPath 1.0 can say, except a test with a
+ * path from the root when there are several nodes (fontoxpath then evaluates that path once for
+ * all of them, hoisted-paths.ts, where libxml2 would walk the document once per node).
+ */
+export function routedChecks(
+  checks: readonly Check[],
+  nodeCount: number,
+  namespaces: Record<string, string>,
+): (Xpath1Test | null)[] {
+  return checks.map((check) => {
+    const form = formOf(check, namespaces);
+    return form !== null && (!form.absolute || nodeCount === 1) ? form : null;
+  });
+}
+
+/**
+ * For each node, the value of each test (in the order given), or null when libxml2 failed or a
+ * guard found a value the languages read differently on some node: the caller then evaluates the
+ * tests with fontoxpath, whose answer (or error) is the one to give.
+ */
+export function xpath1Values(
+  docPtr: DocumentRef,
+  tests: readonly Xpath1Test[],
+  nodes: readonly NodeRef[],
+  namespaces: Record<string, string>,
+): boolean[][] | null {
+  const guards = tests.flatMap((test) => test.guards);
+  // One string per node: a digit per test, then one for the guards.
+  const expression = `concat(${[
+    ...tests.map((test) => `number(boolean(${test.expression}\n))`),
+    `number(${guards.length === 0 ? 'false()' : guards.map((guard) => `(${guard})`).join(' or ')})`,
+  ].join(', ')})`;
+  const values = evaluateXPathAtNodes(docPtr, expression, namespaces, MAX_XPATH_OPERATIONS, nodes, (value) =>
+    value.type === 'string' ? value.value : '',
+  );
+  if (isXPathFailure(values)) return null;
+  const answers: boolean[][] = [];
+  for (const value of values) {
+    if (value.length !== tests.length + 1 || value.endsWith('1')) return null;
+    answers.push(Array.from(value.slice(0, -1), (digit) => digit === '1'));
+  }
+  return answers;
+}
