@@ -27,6 +27,12 @@ describe('xpath1Test: which tests XPath 1.0 answers alike', () => {
     expect(xpath1Test("not(//x:a[child::x:b = 'c'])", NS)?.absolute).toBe(true);
   });
 
+  it('writes ends-with, which XPath 1.0 lacks, with substring and string-length', () => {
+    expect(xpath1Test("//*[ends-with(name(), 'Amount')]", NS)?.expression).toBe(
+      "//*[(substring(name(), string-length(name()) - string-length('Amount') + 1) = 'Amount')]",
+    );
+  });
+
   it('guards a string argument that may be several nodes, and nodes compared with a number', () => {
     expect(xpath1Test("normalize-space(x:id) != '' and x:p > 0", NS)?.guards).toEqual([
       'count(x:id) > 1',
@@ -85,6 +91,9 @@ describe('libxml2 and fontoxpath answer the tests taken alike', () => {
     "(x:note | x:name)[1] = ' A  b '",
     "not(//x:line[@qty = '0'])",
     "translate(x:name, 'ü', 'u') = 'u'",
+    "ends-with(x:price, '0') and not(ends-with(x:name, ''))",
+    "x:tax[ends-with(name(), 'tax') and local-name() = 'tax']",
+    "ends-with(x:name, 'ü')",
   ])('%s', (test) => {
     const form = xpath1Test(test, NS);
     expect(form).not.toBeNull();
@@ -152,6 +161,24 @@ describe('a rule whose tests libxml2 takes, through validate', () => {
       ['NOTE', '/r/item[1]'],
       ['NAME', '/r/item[2]'],
       ['DEC', '/r/item[2]'],
+    ]);
+  });
+});
+
+describe('rule contexts selected by libxml2', () => {
+  it('gives each node to the first rule that selects it, whichever engine selected it', () => {
+    const rules = `<schema xmlns="${SCH}" queryBinding="xslt2"><pattern>
+      <rule context="*[ends-with(name(), 'Amount')]"><report id="AMOUNT" test="true()">m</report></rule>
+      <rule context="*[matches(name(), 'Price$')]"><report id="PRICE" test="true()">m</report></rule>
+      <rule context="x"><report id="X" test="true()">m</report></rule>
+    </pattern></schema>`;
+    const result = validate('<r>\n<TaxAmount/>\n<Price/>\n<x/>\n<BaseAmount/>\n<UnitPrice/>\n</r>', rules);
+    expect(result.violations?.map((v) => ['id' in v ? v.id : '', v.path])).toEqual([
+      ['AMOUNT', '/r/TaxAmount'],
+      ['PRICE', '/r/Price'],
+      ['X', '/r/x'],
+      ['AMOUNT', '/r/BaseAmount'],
+      ['PRICE', '/r/UnitPrice'],
     ]);
   });
 });

@@ -1,7 +1,8 @@
 import { MAX_XPATH_OPERATIONS } from '../../../limits.js';
 import type { DocumentRef, NodeRef } from '../../libxml2/tree.js';
-import { evaluateXPathAtNodes, isXPathFailure } from '../../libxml2/xpath.js';
-import type { Check } from './model.js';
+import { evaluateXPath, evaluateXPathAtNodes, isXPathFailure } from '../../libxml2/xpath.js';
+import { selectionOf } from './evaluator.js';
+import type { Check, Rule } from './model.js';
 import { type Xpath1Test, xpath1Test } from './xpath1-tests.js';
 
 /*
@@ -11,7 +12,7 @@ import { type Xpath1Test, xpath1Test } from './xpath1-tests.js';
  * an element with 1,200 invoice lines as children; fontoxpath passed each line for each.
  */
 
-const forms = new WeakMap<Check, Xpath1Test | null>();
+const forms = new WeakMap<Check | Rule, Xpath1Test | null>();
 
 /** The check's test as XPath 1.0, or null; read once per check. */
 function formOf(check: Check, namespaces: Record<string, string>): Xpath1Test | null {
@@ -66,4 +67,28 @@ export function xpath1Values(
     answers.push(Array.from(value.slice(0, -1), (digit) => digit === '1'));
   }
   return answers;
+}
+
+/**
+ * The nodes a rule's context selects, by libxml2 where XPath 1.0 selects the same (a path or a
+ * union of paths it reads alike), or null: fontoxpath then selects them. A pattern's contexts
+ * such as `//*[ends-with(name(), 'Amount')]` walk the whole document, which fontoxpath does node
+ * by node through the view.
+ */
+export function xpath1Selection(
+  docPtr: DocumentRef,
+  rule: Rule,
+  namespaces: Record<string, string>,
+): NodeRef[] | null {
+  let form = forms.get(rule);
+  if (form === undefined) {
+    form = xpath1Test(selectionOf(rule.context), namespaces);
+    forms.set(rule, form);
+  }
+  if (form === null || form.guards.length > 0) return null;
+  const nodes = evaluateXPath(docPtr, form.expression, namespaces, MAX_XPATH_OPERATIONS, (value) => {
+    if (value.type !== 'node-set') return null;
+    return Array.from({ length: value.size }, (_, index) => value.node(index));
+  });
+  return nodes === null || isXPathFailure(nodes) ? null : nodes;
 }

@@ -37,13 +37,20 @@ const AXES = new Set([
 const KIND_TESTS = new Set(['node', 'text', 'comment']);
 /**
  * Functions both languages define alike, by argument: `any` (an effective boolean value, the
- * same in both for these operands), `path` (nodes), or `string` (a string, or nodes of which XPath 3.1
- * takes at most one: more is its type error, so such an argument gets a guard). The result's
- * kind, and the XPath 1.0 name where it differs.
+ * same in both for these operands), `path` (nodes), `node` (at most one node: more is XPath 3.1's
+ * type error, so a path gets a guard), or `string` (a string, or a path as for `node`). The
+ * result's kind, and the XPath 1.0 name where it differs (`ends-with`, which XPath 1.0 lacks, is
+ * written with `substring` and `string-length`).
  */
 const FUNCTIONS: Record<
   string,
-  { args: ('any' | 'path' | 'string')[]; optional?: number; rest?: boolean; result: Kind; as?: string }
+  {
+    args: ('any' | 'path' | 'node' | 'string')[];
+    optional?: number;
+    rest?: boolean;
+    result: Kind;
+    as?: string;
+  }
 > = {
   not: { args: ['any'], result: 'boolean' },
   boolean: { args: ['any'], result: 'boolean' },
@@ -61,6 +68,9 @@ const FUNCTIONS: Record<
   'substring-after': { args: ['string', 'string'], result: 'string' },
   concat: { args: ['string', 'string'], rest: true, result: 'string' },
   translate: { args: ['string', 'string', 'string'], result: 'string' },
+  'ends-with': { args: ['string', 'string'], result: 'boolean' },
+  name: { args: ['node'], optional: 1, result: 'string' },
+  'local-name': { args: ['node'], optional: 1, result: 'string' },
 };
 
 /**
@@ -84,8 +94,8 @@ class TestReader {
   readonly #tokens: Token[];
   readonly #namespaces: Record<string, string>;
   readonly #guards: string[] = [];
-  /** Tokens whose text XPath 1.0 writes otherwise: index → replacement. */
-  readonly #renamed = new Map<number, string>();
+  /** Token ranges XPath 1.0 writes otherwise: first index → the last and the replacement. */
+  readonly #replaced = new Map<number, { last: number; text: string }>();
   #absolute = false;
   /** Inside a predicate the context node is another, so a guard (written for the test's) cannot be. */
   #predicateDepth = 0;
@@ -98,15 +108,26 @@ class TestReader {
 
   read(): Xpath1Test | null {
     if (this.#or() === null || this.#at !== this.#tokens.length) return null;
+    return {
+      expression: this.#text(0, this.#tokens.length - 1),
+      guards: this.#guards,
+      absolute: this.#absolute,
+    };
+  }
+
+  /** The text of tokens [first, last] in XPath 1.0's words. */
+  #text(first: number, last: number): string {
     const pieces: string[] = [];
-    let copied = 0;
-    for (const [index, text] of [...this.#renamed].sort((a, b) => a[0] - b[0])) {
-      const token = this.#tokens[index] as Token;
-      pieces.push(this.#test.slice(copied, token.start), text);
-      copied = token.end;
+    let copied = (this.#tokens[first] as Token).start;
+    for (let index = first; index <= last; index++) {
+      const replaced = this.#replaced.get(index);
+      if (replaced === undefined) continue;
+      pieces.push(this.#test.slice(copied, (this.#tokens[index] as Token).start), replaced.text);
+      copied = (this.#tokens[replaced.last] as Token).end;
+      index = replaced.last;
     }
-    pieces.push(this.#test.slice(copied));
-    return { expression: pieces.join(''), guards: this.#guards, absolute: this.#absolute };
+    pieces.push(this.#test.slice(copied, (this.#tokens[last] as Token).end));
+    return pieces.join('');
   }
 
   #token(offset = 0): Token | undefined {
@@ -219,15 +240,22 @@ class TestReader {
     if (args.length < least || (args.length > known.args.length && !known.rest)) return null;
     for (const [index, arg] of args.entries()) {
       const wanted = known.args[Math.min(index, known.args.length - 1)];
-      if (wanted === 'path' && arg.kind !== 'path') return null;
-      if (wanted === 'string') {
-        // XPath 3.1 refuses a number or a boolean where a string is wanted.
-        if (arg.kind === 'number' || arg.kind === 'boolean') return null;
-        if (arg.kind === 'path' && !this.#guard(arg.start, arg.end, 'single')) return null;
-      }
+      if ((wanted === 'path' || wanted === 'node') && arg.kind !== 'path') return null;
+      // XPath 3.1 refuses a number or a boolean where a string is wanted.
+      if (wanted === 'string' && (arg.kind === 'number' || arg.kind === 'boolean')) return null;
+      const single = wanted === 'node' || wanted === 'string';
+      if (single && arg.kind === 'path' && !this.#guard(arg.start, arg.end, 'single')) return null;
     }
-    if (known.as !== undefined || token.prefix !== null)
-      this.#renamed.set(nameIndex, known.as ?? token.local);
+    const close = this.#at - 1;
+    if (token.local === 'ends-with') {
+      const [text, suffix] = args.map((arg) => this.#text(arg.start, arg.end));
+      for (const index of [...this.#replaced.keys()]) if (index >= nameIndex) this.#replaced.delete(index);
+      this.#replaced.set(nameIndex, {
+        last: close,
+        text: `(substring(${text}, string-length(${text}) - string-length(${suffix}) + 1) = ${suffix})`,
+      });
+    } else if (known.as !== undefined || token.prefix !== null)
+      this.#replaced.set(nameIndex, { last: nameIndex, text: known.as ?? token.local });
     return known.result;
   }
 
@@ -301,9 +329,7 @@ class TestReader {
    */
   #guard(first: number, last: number, what: 'number' | 'single'): boolean {
     if (this.#predicateDepth > 0) return false;
-    // The path is copied as written: a call renamed inside it would be copied unrenamed.
-    if ([...this.#renamed.keys()].some((index) => index >= first && index <= last)) return false;
-    const path = this.#test.slice((this.#tokens[first] as Token).start, (this.#tokens[last] as Token).end);
+    const path = this.#text(first, last);
     this.#guards.push(what === 'number' ? `(${path})[number(.) != number(.)]` : `count(${path}) > 1`);
     return true;
   }

@@ -7,7 +7,7 @@ import { forgetPatterns } from '../../query/xsd-regex.js';
 import { type Evaluator, selectionOf, withCurrent } from './evaluator.js';
 import { hoistAbsolutePaths } from './hoisted-paths.js';
 import type { Check, Let, Rule } from './model.js';
-import { routedChecks, xpath1Values } from './xpath1-routed.js';
+import { routedChecks, xpath1Selection, xpath1Values } from './xpath1-routed.js';
 
 /*
  * queryBinding xslt2, xslt3, xpath2, xpath3, xpath31: fontoxpath over the same parse through the
@@ -120,26 +120,34 @@ export function xpath31Evaluator(
       return `The rule \`${rule.context}\` (line ${rule.line})`;
     });
   };
+  /** The context nodes of each rule, selected by fontoxpath in one evaluation. */
+  const fontoxpathContexts = (rules: readonly Rule[], lets: readonly Let[]): NodeRef[][] => {
+    const selections = rules.map((rule) => `(${selectionOf(rule.context)}\n), 0`);
+    const items = evaluate(
+      withLets(lets, `(${selections.join(', ')})`),
+      [],
+      () => 'A rule context of the pattern',
+    );
+    const groups: NodeRef[][] = [[]];
+    for (const item of items) {
+      if (typeof item === 'object') groups[groups.length - 1]?.push(item.node);
+      else if (item === 0) groups.push([]);
+      else {
+        throw new EngineError({
+          code: 'xpath-failed',
+          message: `A rule context of the pattern selects values, not nodes: a context must match nodes (\`${rules.map((rule) => rule.context).join('`, `')}\`).`,
+        });
+      }
+    }
+    return groups.slice(0, rules.length);
+  };
   return {
     contexts(rules, lets) {
-      const selections = rules.map((rule) => `(${selectionOf(rule.context)}\n), 0`);
-      const items = evaluate(
-        withLets(lets, `(${selections.join(', ')})`),
-        [],
-        () => 'A rule context of the pattern',
-      );
-      const groups: NodeRef[][] = [[]];
-      for (const item of items) {
-        if (typeof item === 'object') groups[groups.length - 1]?.push(item.node);
-        else if (item === 0) groups.push([]);
-        else {
-          throw new EngineError({
-            code: 'xpath-failed',
-            message: `A rule context of the pattern selects values, not nodes: a context must match nodes (\`${rules.map((rule) => rule.context).join('`, `')}\`).`,
-          });
-        }
-      }
-      return groups.slice(0, rules.length);
+      const groups = rules.map((rule) => xpath1Selection(view.docPtr, rule, namespaces));
+      const left = rules.filter((_, index) => groups[index] === null);
+      if (left.length === 0) return groups as NodeRef[][];
+      const selected = fontoxpathContexts(left, lets);
+      return groups.map((group) => group ?? (selected.shift() as NodeRef[]));
     },
     fires(rule, nodes, lets) {
       if (rule.checks.length === 0 || nodes.length === 0) return [];
