@@ -118,6 +118,8 @@ describe('libxml2 and fontoxpath answer the tests taken alike', () => {
       [false, false],
       [true, true],
     ]);
+    const price = xpath1Test('x:price >= 0', NS) as NonNullable<ReturnType<typeof xpath1Test>>;
+    expect(xpath1Values(documentPointer(doc), [price], lines, NS)).toEqual([[true], [false], [true]]);
     // `x:note` is two nodes on the first line: XPath 3.1's type error, so fontoxpath must answer.
     const several = xpath1Test("normalize-space(x:note) != ''", NS);
     expect(several).not.toBeNull();

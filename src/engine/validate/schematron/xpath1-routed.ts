@@ -55,7 +55,7 @@ export function xpath1Values(
   // One string per node: a digit per test, then one for the guards.
   const expression = `concat(${[
     ...tests.map((test) => `number(boolean(${test.expression}\n))`),
-    `number(${guards.length === 0 ? 'false()' : guards.map((guard) => `(${guard})`).join(' or ')})`,
+    `number(boolean(${guards.length === 0 ? 'false()' : guards.map((guard) => `(${guard})`).join(' or ')}))`,
   ].join(', ')})`;
   const values = evaluateXPathAtNodes(docPtr, expression, namespaces, MAX_XPATH_OPERATIONS, nodes, (value) =>
     value.type === 'string' ? value.value : '',
