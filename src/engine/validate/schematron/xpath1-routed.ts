@@ -50,7 +50,9 @@ export function xpath1Values(
   tests: readonly Xpath1Test[],
   nodes: readonly NodeRef[],
   namespaces: Record<string, string>,
+  answered: Map<string, boolean> = new Map(),
 ): boolean[][] | null {
+  if (!documentAlike(docPtr, tests, namespaces, answered)) return null;
   const guards = tests.flatMap((test) => test.guards);
   // One string per node: a digit per test, then one for the guards.
   const expression = `concat(${[
@@ -79,16 +81,44 @@ export function xpath1Selection(
   docPtr: DocumentRef,
   rule: Rule,
   namespaces: Record<string, string>,
+  answered: Map<string, boolean> = new Map(),
 ): NodeRef[] | null {
   let form = forms.get(rule);
   if (form === undefined) {
     form = xpath1Test(selectionOf(rule.context), namespaces);
     forms.set(rule, form);
   }
-  if (form === null || form.guards.length > 0) return null;
+  if (form === null || form.guards.length > 0 || !documentAlike(docPtr, [form], namespaces, answered))
+    return null;
   const nodes = evaluateXPath(docPtr, form.expression, namespaces, MAX_XPATH_OPERATIONS, (value) => {
     if (value.type !== 'node-set') return null;
     return Array.from({ length: value.size }, (_, index) => value.node(index));
   });
   return nodes === null || isXPathFailure(nodes) ? null : nodes;
+}
+
+/**
+ * Whether no document guard of the tests finds a node the languages could read differently.
+ * `answered` keeps each guard's answer for the call: rules share them, and the document is the same.
+ */
+function documentAlike(
+  docPtr: DocumentRef,
+  tests: readonly Xpath1Test[],
+  namespaces: Record<string, string>,
+  answered: Map<string, boolean>,
+): boolean {
+  for (const test of tests) {
+    for (const guard of test.documentGuards) {
+      let differs = answered.get(guard);
+      if (differs === undefined) {
+        const value = evaluateXPath(docPtr, `boolean(${guard})`, namespaces, MAX_XPATH_OPERATIONS, (read) =>
+          read.type === 'boolean' ? read.value : true,
+        );
+        differs = value !== false;
+        answered.set(guard, differs);
+      }
+      if (differs) return false;
+    }
+  }
+  return true;
 }

@@ -12,6 +12,12 @@ import { lex, type Token } from '../../libxml2/xpath31-paths.js';
 export interface Xpath1Test {
   expression: string;
   guards: string[];
+  /**
+   * Guards for what a predicate reads, whose context is not the test's: each asks the whole
+   * document (`//cac:TaxScheme[count(cbc:ID) > 1]`), more than the nodes the predicate sees, so
+   * true where any such node could answer differently. The same for every context node.
+   */
+  documentGuards: string[];
   absolute: boolean;
 }
 
@@ -71,7 +77,19 @@ const FUNCTIONS: Record<
   'ends-with': { args: ['string', 'string'], result: 'boolean' },
   name: { args: ['node'], optional: 1, result: 'string' },
   'local-name': { args: ['node'], optional: 1, result: 'string' },
+  'upper-case': { args: ['string'], result: 'string' },
+  'lower-case': { args: ['string'], result: 'string' },
 };
+
+const LOWER = 'abcdefghijklmnopqrstuvwxyz';
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+/** Every ASCII character but `'` (removed by its own translate): what is left is not ASCII. */
+const ASCII_BUT_APOSTROPHE = `\t\n\r !"#$%&()*+,-./0123456789:;<=>?@${UPPER}[\\]^_\`${LOWER}{|}~`;
+/** True for a value with a character outside ASCII, where `upper-case` and `translate` differ. */
+const NOT_ASCII = `translate(translate(., "'", ''), '${ASCII_BUT_APOSTROPHE}', '') != ''`;
+/** The texts XPath 3.1 casts to xs:boolean, by value. */
+const TRUE_TEXTS = ["normalize-space(.) = 'true'", "normalize-space(.) = '1'"];
+const FALSE_TEXTS = ["normalize-space(.) = 'false'", "normalize-space(.) = '0'"];
 
 /**
  * The test as XPath 1.0 that libxml2 answers as fontoxpath would, or null for anything outside
@@ -94,11 +112,16 @@ class TestReader {
   readonly #tokens: Token[];
   readonly #namespaces: Record<string, string>;
   readonly #guards: string[] = [];
+  readonly #documentGuards: string[] = [];
+  /** The node test of each predicate's step being read, innermost last (null: not a named step). */
+  readonly #contexts: (string | null)[] = [];
+  /** The node test of the last step read, for the predicates and function steps after it. */
+  #lastStep: string | null = null;
+  /** A path ending in a function step (`a/normalize-space(b)`), just read: only a comparison takes it. */
+  #functionStep: { start: number; slash: number; call: number; result: Kind } | null = null;
   /** Token ranges XPath 1.0 writes otherwise: first index → the last and the replacement. */
   readonly #replaced = new Map<number, { last: number; text: string }>();
   #absolute = false;
-  /** Inside a predicate the context node is another, so a guard (written for the test's) cannot be. */
-  #predicateDepth = 0;
 
   constructor(test: string, tokens: Token[], namespaces: Record<string, string>) {
     this.#test = test;
@@ -111,6 +134,7 @@ class TestReader {
     return {
       expression: this.#text(0, this.#tokens.length - 1),
       guards: this.#guards,
+      documentGuards: [...new Set(this.#documentGuards)],
       absolute: this.#absolute,
     };
   }
@@ -162,13 +186,37 @@ class TestReader {
   #comparison(): Kind | null {
     const leftStart = this.#at;
     const left = this.#union();
+    const leftStep = this.#takeFunctionStep();
     const operator = this.#token();
-    if (left === null || operator?.kind !== 'symbol' || !COMPARISONS.has(operator.text)) return left;
+    if (left === null || operator?.kind !== 'symbol' || !COMPARISONS.has(operator.text))
+      return leftStep === null ? left : null;
     const leftEnd = this.#at - 1;
     this.#at++;
     const rightStart = this.#at;
     const right = this.#union();
+    const rightStep = this.#takeFunctionStep();
     if (right === null) return null;
+    const last = this.#at - 1;
+    if (leftStep !== null || rightStep !== null) {
+      return this.#functionStepCompared(
+        leftStep,
+        rightStep,
+        { leftStart, leftEnd, rightStart, last },
+        operator.text,
+      );
+    }
+    const literal = (start: number, end: number) => {
+      const token = this.#tokens[start];
+      return end === start + 2 && token?.kind === 'name' && ['true', 'false'].includes(token.local)
+        ? token.local === 'true'
+        : null;
+    };
+    const leftLiteral = literal(leftStart, leftEnd);
+    const rightLiteral = literal(rightStart, last);
+    if (left === 'path' && rightLiteral !== null)
+      return this.#comparedWithBoolean(leftStart, leftEnd, rightLiteral, operator.text, last);
+    if (right === 'path' && leftLiteral !== null)
+      return this.#comparedWithBoolean(rightStart, last, leftLiteral, operator.text, last, leftStart);
     const alike = comparedAlike(left, right, operator.text);
     if (alike === null) return null;
     if (alike.guardLeft && !this.#guard(leftStart, leftEnd, 'number')) return null;
@@ -176,9 +224,69 @@ class TestReader {
     return 'boolean';
   }
 
+  /**
+   * `P = true()`, `P != false()`: XPath 3.1 casts each node's text to xs:boolean (refusing any
+   * other text than true, false, 1, 0), XPath 1.0 would make P a boolean. Written as the nodes
+   * whose text is the value compared, guarded for texts XPath 3.1 refuses.
+   */
+  #comparedWithBoolean(
+    pathStart: number,
+    pathEnd: number,
+    value: boolean,
+    operator: string,
+    last: number,
+    first = pathStart,
+  ): Kind | null {
+    if (operator !== '=' && operator !== '!=') return null;
+    const path = this.#text(pathStart, pathEnd);
+    const wanted = value === (operator === '=') ? TRUE_TEXTS : FALSE_TEXTS;
+    const refused = `(${path})[not(${[...TRUE_TEXTS, ...FALSE_TEXTS].join(' or ')})]`;
+    if (!this.#guardWith(refused)) return null;
+    for (const index of [...this.#replaced.keys()])
+      if (index >= first && index <= last) this.#replaced.delete(index);
+    this.#replaced.set(first, { last, text: `boolean((${path})[${wanted.join(' or ')}])` });
+    return 'boolean';
+  }
+
+  /**
+   * `P/f(…) = 'text'`: XPath 3.1 compares each value of f on P's nodes; the same as the nodes of
+   * P on which f's value compares, `P[f(…) = 'text']`, when the other side is a literal.
+   */
+  #functionStepCompared(
+    leftStep: { start: number; slash: number; call: number; result: Kind } | null,
+    rightStep: { start: number; slash: number; call: number; result: Kind } | null,
+    { leftStart, leftEnd, rightStart, last }: Record<'leftStart' | 'leftEnd' | 'rightStart' | 'last', number>,
+    operator: string,
+  ): Kind | null {
+    const step = (leftStep ?? rightStep) as NonNullable<typeof leftStep>;
+    if (leftStep !== null && rightStep !== null) return null;
+    const [otherStart, otherEnd] = leftStep !== null ? [rightStart, last] : [leftStart, leftEnd];
+    const other = this.#tokens[otherStart];
+    if (otherStart !== otherEnd || (other?.kind !== 'string' && other?.kind !== 'number')) return null;
+    const otherKind = other.kind === 'string' ? 'string' : 'number';
+    const alike = comparedAlike(step.result, otherKind, operator);
+    if (alike === null || alike.guardLeft || alike.guardRight) return null;
+    const path = this.#text(step.start, step.slash - 1);
+    const call = this.#text(step.call, leftStep !== null ? leftEnd : last);
+    const literal = this.#text(otherStart, otherEnd);
+    const predicate = leftStep !== null ? `${call} ${operator} ${literal}` : `${literal} ${operator} ${call}`;
+    const first = leftStart;
+    for (const index of [...this.#replaced.keys()])
+      if (index >= first && index <= last) this.#replaced.delete(index);
+    this.#replaced.set(first, { last, text: `boolean(${path}[${predicate}])` });
+    return 'boolean';
+  }
+
+  #takeFunctionStep() {
+    const step = this.#functionStep;
+    this.#functionStep = null;
+    return step;
+  }
+
   #union(): Kind | null {
     let kind = this.#operand();
     while (kind !== null && this.#isSymbol('|')) {
+      if (this.#takeFunctionStep() !== null) return null;
       this.#at++;
       const next = this.#operand();
       kind = kind === 'path' && next === 'path' ? 'path' : null;
@@ -198,17 +306,18 @@ class TestReader {
       return token.plain ? 'number' : null;
     }
     if (this.#isSymbol('(')) {
-      this.#at++;
+      const open = this.#at++;
       const inner = this.#or();
       if (inner === null || !this.#isSymbol(')')) return null;
       this.#at++;
       const continued = this.#isSymbol('/') || this.#isSymbol('//') || this.#isSymbol('[');
       if (!continued) return inner;
       // `(a | b)/c`, `(a | b)[1]`: a filter expression of nodes, alike in both languages.
-      if (inner !== 'path' || !this.#predicates()) return null;
+      this.#lastStep = null;
+      if (inner !== 'path' || this.#functionStep !== null || !this.#predicates()) return null;
       if (this.#isSymbol('/') || this.#isSymbol('//')) {
         this.#at++;
-        return this.#relativePath() ? 'path' : null;
+        return this.#relativePath(open) ? 'path' : null;
       }
       return 'path';
     }
@@ -247,7 +356,23 @@ class TestReader {
       if (single && arg.kind === 'path' && !this.#guard(arg.start, arg.end, 'single')) return null;
     }
     const close = this.#at - 1;
-    if (token.local === 'ends-with') {
+    if (token.local === 'upper-case' || token.local === 'lower-case') {
+      // Alike for ASCII text: a path's nodes are guarded for any other character, a literal read.
+      const [arg] = args as [{ kind: Kind; start: number; end: number }];
+      const text = this.#text(arg.start, arg.end);
+      if (arg.kind === 'string') {
+        const literal = this.#tokens[arg.start];
+        if (
+          arg.start !== arg.end ||
+          literal?.kind !== 'string' ||
+          [...text].some((char) => (char.codePointAt(0) as number) > 0x7f)
+        )
+          return null;
+      } else if (!this.#guardWith(`(${text})[${NOT_ASCII}]`)) return null;
+      const [from, to] = token.local === 'upper-case' ? [LOWER, UPPER] : [UPPER, LOWER];
+      for (const index of [...this.#replaced.keys()]) if (index >= nameIndex) this.#replaced.delete(index);
+      this.#replaced.set(nameIndex, { last: close, text: `translate(${text}, '${from}', '${to}')` });
+    } else if (token.local === 'ends-with') {
       const [text, suffix] = args.map((arg) => this.#text(arg.start, arg.end));
       for (const index of [...this.#replaced.keys()]) if (index >= nameIndex) this.#replaced.delete(index);
       this.#replaced.set(nameIndex, {
@@ -264,46 +389,86 @@ class TestReader {
    * was read to its end.
    */
   #path(): boolean {
+    const start = this.#at;
     if (this.#isSymbol('/') || this.#isSymbol('//')) {
       this.#absolute = true;
       this.#at++;
     }
-    return this.#relativePath();
+    return this.#relativePath(start);
   }
 
-  #relativePath(): boolean {
+  /** Steps joined by `/` or `//`, of the path whose first token is `start`. */
+  #relativePath(start: number): boolean {
     for (;;) {
       if (!this.#step()) return false;
       if (!this.#isSymbol('/') && !this.#isSymbol('//')) return true;
       this.#at++;
+      const next = this.#token();
+      if (
+        next?.kind === 'name' &&
+        next.before === '(' &&
+        !KIND_TESTS.has(next.local) &&
+        this.#isSymbol('/', -1)
+      )
+        return this.#functionStepAfter(start);
     }
   }
 
+  /** `P/f(…)` as the path's last step, f's arguments read on each of P's nodes. */
+  #functionStepAfter(start: number): boolean {
+    const slash = this.#at - 1;
+    const call = this.#at;
+    this.#contexts.push(this.#lastStep);
+    const result = this.#call();
+    this.#contexts.pop();
+    if (
+      result === null ||
+      result === 'path' ||
+      this.#isSymbol('/') ||
+      this.#isSymbol('//') ||
+      this.#isSymbol('[')
+    )
+      return false;
+    this.#functionStep = { start, slash, call, result };
+    return true;
+  }
+
   #step(): boolean {
+    this.#lastStep = null;
     if (this.#isSymbol('.') || this.#isSymbol('..')) {
       this.#at++;
       return !this.#isSymbol('[');
     }
-    if (this.#isSymbol('@')) this.#at++;
-    else {
+    let attribute = false;
+    if (this.#isSymbol('@')) {
+      attribute = true;
+      this.#at++;
+    } else {
       const axis = this.#token();
       if (axis?.kind === 'name' && axis.prefix === null && this.#isSymbol('::', 1)) {
         if (!AXES.has(axis.local)) return false;
+        attribute = axis.local === 'attribute';
         this.#at += 2;
       }
     }
-    return this.#nodeTest() && this.#predicates();
+    const test = this.#at;
+    if (!this.#nodeTest()) return false;
+    const name = this.#text(test, this.#at - 1);
+    this.#lastStep = attribute ? `@${name}` : name;
+    return this.#predicates();
   }
 
   #predicates(): boolean {
+    const step = this.#lastStep;
     while (this.#isSymbol('[')) {
       this.#at++;
-      this.#predicateDepth++;
+      this.#contexts.push(step);
       const inner = this.#or();
-      this.#predicateDepth--;
+      this.#contexts.pop();
       if (inner === null || !this.#isSymbol(']')) return false;
       this.#at++;
     }
+    this.#lastStep = step;
     return true;
   }
 
@@ -325,12 +490,25 @@ class TestReader {
   /**
    * Adds the guard for the path in tokens [first, last]: `number`, a value libxml2 reads as NaN
    * (XPath 3.1 refuses it, or reads `INF` or `1e3`); `single`, more than one node (XPath 3.1's
-   * type error where one string is wanted). Not inside a predicate, whose context is another node.
+   * type error where one string is wanted).
    */
   #guard(first: number, last: number, what: 'number' | 'single'): boolean {
-    if (this.#predicateDepth > 0) return false;
     const path = this.#text(first, last);
-    this.#guards.push(what === 'number' ? `(${path})[number(.) != number(.)]` : `count(${path}) > 1`);
+    return this.#guardWith(what === 'number' ? `(${path})[number(.) != number(.)]` : `count(${path}) > 1`);
+  }
+
+  /**
+   * Adds a guard read on the test's context node; inside a predicate or a function step, on
+   * every node of the document its step names instead (false where it names none).
+   */
+  #guardWith(guard: string): boolean {
+    if (this.#contexts.length === 0) {
+      this.#guards.push(guard);
+      return true;
+    }
+    const step = this.#contexts[this.#contexts.length - 1];
+    if (step === null || step === undefined) return false;
+    this.#documentGuards.push(`//${step}[${guard}]`);
     return true;
   }
 }

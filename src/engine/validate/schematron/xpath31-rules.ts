@@ -69,6 +69,8 @@ export function xpath31Evaluator(
 ): Evaluator {
   keepOnly(schemaKey);
   const view = xpath31View(doc);
+  /** The document guards of the tests libxml2 takes (xpath1-tests.ts), each asked once per call. */
+  const guardsAnswered = new Map<string, boolean>();
   const evaluate = (expression: string, nodes: readonly NodeRef[], what: () => string): PlainItem[] => {
     const sizeBefore = compiledExpressions()?.size ?? 0;
     try {
@@ -143,7 +145,7 @@ export function xpath31Evaluator(
   };
   return {
     contexts(rules, lets) {
-      const groups = rules.map((rule) => xpath1Selection(view.docPtr, rule, namespaces));
+      const groups = rules.map((rule) => xpath1Selection(view.docPtr, rule, namespaces, guardsAnswered));
       const left = rules.filter((_, index) => groups[index] === null);
       if (left.length === 0) return groups as NodeRef[][];
       const selected = fontoxpathContexts(left, lets);
@@ -153,7 +155,8 @@ export function xpath31Evaluator(
       if (rule.checks.length === 0 || nodes.length === 0) return [];
       const routed = routedChecks(rule.checks, nodes.length, namespaces);
       const forms = routed.filter((form) => form !== null);
-      const byLibxml2 = forms.length === 0 ? null : xpath1Values(view.docPtr, forms, nodes, namespaces);
+      const byLibxml2 =
+        forms.length === 0 ? null : xpath1Values(view.docPtr, forms, nodes, namespaces, guardsAnswered);
       const rest =
         byLibxml2 === null ? rule.checks : rule.checks.filter((_, index) => routed[index] === null);
       const restValues = rest.length === 0 ? [] : testValues(rule, rest, nodes, lets);
