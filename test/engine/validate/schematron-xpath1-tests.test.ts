@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import type { XmlDocument } from 'libxml2-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { armStackGuard } from '../../../src/engine/libxml2/stack-guard.js';
 import { documentPointer, type NodeRef } from '../../../src/engine/libxml2/tree.js';
 import { evaluateXPathAtNodes } from '../../../src/engine/libxml2/xpath.js';
 import { evaluateXPath31Plain, Xpath31View } from '../../../src/engine/libxml2/xpath31-view.js';
@@ -223,5 +225,16 @@ describe('rule contexts selected by libxml2', () => {
       ['AMOUNT', '/r/BaseAmount'],
       ['PRICE', '/r/UnitPrice'],
     ]);
+  });
+});
+
+describe("libxml2's stack", () => {
+  it("stays clear of its end on EN 16931's rules, whose root rule asks ~300 questions of one node", () => {
+    const rules = readFileSync('test/fixtures/en16931/EN16931-UBL-validation-preprocessed.sch', 'utf8');
+    const invoice = readFileSync('test/fixtures/en16931/examples/ubl-tc434-example1.xml', 'utf8');
+    const guard = armStackGuard();
+    expect(guard?.armed).toBe(true);
+    expect(validate(invoice, rules).valid).toBe(true);
+    expect(guard?.breach()).toBeUndefined();
   });
 });

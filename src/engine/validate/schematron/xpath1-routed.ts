@@ -41,6 +41,13 @@ export function routedChecks(
 }
 
 /**
+ * Questions asked in one libxml2 expression at most (tests and guards). libxml2 evaluates a
+ * call's arguments and an `or`'s operands by recursion, one frame each, on a 64 KiB stack
+ * (stack-guard.ts): EN 16931's root rule as one `concat` of ~300 arguments ran into its end.
+ */
+const QUESTIONS_PER_EXPRESSION = 12;
+
+/**
  * For each node, the value of each test (in the order given), or null when libxml2 failed or a
  * guard found a value the languages read differently on some node: the caller then evaluates the
  * tests with fontoxpath, whose answer (or error) is the one to give.
@@ -53,22 +60,45 @@ export function xpath1Values(
   answered: Map<string, boolean> = new Map(),
 ): boolean[][] | null {
   if (!documentAlike(docPtr, tests, namespaces, answered)) return null;
-  const guards = tests.flatMap((test) => test.guards);
-  // One string per node: a digit per test, then one for the guards.
-  const expression = `concat(${[
-    ...tests.map((test) => `number(boolean(${test.expression}\n))`),
-    `number(boolean(${guards.length === 0 ? 'false()' : guards.map((guard) => `(${guard})`).join(' or ')}))`,
-  ].join(', ')})`;
-  const values = evaluateXPathAtNodes(docPtr, expression, namespaces, MAX_XPATH_OPERATIONS, nodes, (value) =>
-    value.type === 'string' ? value.value : '',
-  );
-  if (isXPathFailure(values)) return null;
-  const answers: boolean[][] = [];
-  for (const value of values) {
-    if (value.length !== tests.length + 1 || value.endsWith('1')) return null;
-    answers.push(Array.from(value.slice(0, -1), (digit) => digit === '1'));
+  const answers: boolean[][] = nodes.map(() => []);
+  for (const chunk of chunks(tests)) {
+    // One string per node: a digit per test, then one per guard (all must be 0).
+    const questions = [...chunk.map((test) => test.expression), ...chunk.flatMap((test) => test.guards)];
+    const expression = `concat(${questions.map((question) => `number(boolean(${question}\n))`).join(', ')}, '')`;
+    const values = evaluateXPathAtNodes(
+      docPtr,
+      expression,
+      namespaces,
+      MAX_XPATH_OPERATIONS,
+      nodes,
+      (value) => (value.type === 'string' ? value.value : ''),
+    );
+    if (isXPathFailure(values)) return null;
+    for (const [index, value] of values.entries()) {
+      if (value.length !== questions.length || value.includes('1', chunk.length)) return null;
+      answers[index]?.push(...Array.from(value.slice(0, chunk.length), (digit) => digit === '1'));
+    }
   }
   return answers;
+}
+
+/** The tests in order, in groups of at most QUESTIONS_PER_EXPRESSION questions (one test at least). */
+function chunks(tests: readonly Xpath1Test[]): Xpath1Test[][] {
+  const groups: Xpath1Test[][] = [];
+  let group: Xpath1Test[] = [];
+  let questions = 0;
+  for (const test of tests) {
+    const asked = 1 + test.guards.length;
+    if (group.length > 0 && questions + asked > QUESTIONS_PER_EXPRESSION) {
+      groups.push(group);
+      group = [];
+      questions = 0;
+    }
+    group.push(test);
+    questions += asked;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
 }
 
 /**
