@@ -80,6 +80,8 @@ describe('xpath1Test: which tests XPath 1.0 answers alike', () => {
     ['some/every', 'every $a in x:a satisfies $a'],
     ['current()', 'x:a = current()/@b'],
     ['a comment', 'x:a (: a comment :)'],
+    ['more operators than libxml2 is given', Array.from({ length: 66 }, () => 'x:a').join(' or ')],
+    ['deeper brackets than libxml2 is given', `${'not('.repeat(25)}x:a${')'.repeat(25)}`],
   ])('refuses %s', (_, test) => {
     expect(xpath1Test(test, NS)).toBeNull();
   });

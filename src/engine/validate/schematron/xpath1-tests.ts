@@ -1,3 +1,4 @@
+import { MAX_XPATH_NESTING } from '../../../limits.js';
 import { type ComparedOperand, comparedAlike } from '../../libxml2/xpath-comparison.js';
 import { lex, type Token } from '../../libxml2/xpath31-paths.js';
 
@@ -41,6 +42,15 @@ const AXES = new Set([
   'attribute',
 ]);
 const KIND_TESTS = new Set(['node', 'text', 'comment']);
+/**
+ * The most operators (comparisons, `and`, `or`, `|`, commas) and bracket depth a test taken may
+ * have: libxml2 compiles and evaluates them by recursion on its small stack, where ~4,500 flat
+ * operators corrupt it (docs/security-model.md). A larger test stays with fontoxpath, as before.
+ * EN 16931's largest taken: 25 operators, 8 deep. The depth leaves room for the guards' and the
+ * batch's own brackets (xpath1-routed.ts).
+ */
+const MAX_OPERATORS_TAKEN = 64;
+const MAX_NESTING_TAKEN = MAX_XPATH_NESTING - 8;
 /**
  * Functions both languages define alike, by argument: `any` (an effective boolean value, the
  * same in both for these operands), `path` (nodes), `node` (at most one node: more is XPath 3.1's
@@ -101,9 +111,25 @@ const FALSE_TEXTS = ["normalize-space(.) = 'false'", "normalize-space(.) = '0'"]
 export function xpath1Test(test: string, namespaces: Record<string, string>): Xpath1Test | null {
   if (test.includes('(:')) return null;
   const tokens = lex(test);
-  if (tokens === null || tokens.length === 0) return null;
+  if (tokens === null || tokens.length === 0 || !small(tokens)) return null;
   const reader = new TestReader(test, tokens, namespaces);
   return reader.read();
+}
+
+function small(tokens: readonly Token[]): boolean {
+  let depth = 0;
+  let operators = 0;
+  for (const token of tokens) {
+    if (token.kind === 'symbol' && '([{'.includes(token.text)) {
+      if (++depth > MAX_NESTING_TAKEN) return false;
+    } else if (token.kind === 'symbol' && ')]}'.includes(token.text)) depth--;
+    const operator =
+      (token.kind === 'symbol' &&
+        (COMPARISONS.has(token.text) || token.text === '|' || token.text === ',')) ||
+      (token.kind === 'name' && token.prefix === null && (token.local === 'and' || token.local === 'or'));
+    if (operator && ++operators > MAX_OPERATORS_TAKEN) return false;
+  }
+  return true;
 }
 
 class TestReader {
