@@ -69,6 +69,40 @@ export function evaluateXPath<T>(
   });
 }
 
+/**
+ * Evaluates one XPath 1.0 expression with each of `contextNodes` as context node, compiled once:
+ * what `read` makes of each value, in order, or the first failure. The nodes share one budget
+ * of `opLimit` steps, as a batch does.
+ */
+export function evaluateXPathAtNodes<T>(
+  doc: DocumentRef,
+  expression: string,
+  namespaces: Record<string, string>,
+  opLimit: number,
+  contextNodes: readonly NodeRef[],
+  read: (value: XPathValue) => T,
+): T[] | XPathFailure {
+  return withCompiled<T[] | XPathFailure>(doc, expression, namespaces, doc, (context, compiled) => {
+    try {
+      applyOperationBudget(context, doc, opLimit);
+      const values: T[] = [];
+      for (const node of contextNodes) {
+        xmlXPathSetContextNode(node, context);
+        const object = xmlXPathCompiledEval(compiled, context);
+        if (object === 0) return { failed: 'evaluate', ...lastError() };
+        try {
+          values.push(read(readObject(object)));
+        } finally {
+          xmlXPathFreeObject(object);
+        }
+      }
+      return values;
+    } finally {
+      xmlXPathFreeCompExpr(compiled);
+    }
+  });
+}
+
 /** Why libxml2 cannot compile the expression as XPath 1.0, or null when it can (nothing is evaluated). */
 export function compileFailure(
   doc: DocumentRef,

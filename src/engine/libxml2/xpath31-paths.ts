@@ -16,6 +16,7 @@
  */
 
 import { scanName } from '../query/xpath-tokens.js';
+import { type ComparedOperand, comparedAlike } from './xpath-comparison.js';
 import { type PerItemExpression, readPerItem } from './xpath31-per-item-plan.js';
 
 /** A path libxml2 selects, and the XPath 1.0 tests that must all be false for its answer to hold. */
@@ -320,7 +321,7 @@ function startsOperand(tokens: Token[], index: number): boolean {
 }
 
 /** What a predicate's operand is, for the comparison rules. */
-type Operand = 'path' | 'string' | 'number' | 'boolean';
+type Operand = ComparedOperand;
 
 /** A path read from the tokens: its text, its last token, the guards its numeric comparisons need. */
 interface FoundPath {
@@ -508,19 +509,11 @@ class PredicateParser {
     const rightStart = this.#at;
     const right = this.#operand();
     if (right === null) return null;
-    const equality = token.text === '=' || token.text === '!=';
-    const kinds = new Set([left, right]);
-    if (kinds.has('boolean')) return null;
-    if (kinds.has('number')) {
-      // XPath 3.1 casts a path's values to xs:double where XPath 1.0 calls number(): the same
-      // when every value is a number to libxml2, which the guard checks.
-      if (left === 'string' || right === 'string') return null;
-      if (left === 'path') this.#guard(leftStart, leftEnd);
-      if (right === 'path') this.#guard(rightStart, this.#at - 1);
-      return 'boolean';
-    }
-    // Strings and paths: equal by their text in both; ordered by number in 1.0, by text in 3.1.
-    return equality ? 'boolean' : null;
+    const alike = comparedAlike(left, right, token.text);
+    if (alike === null) return null;
+    if (alike.guardLeft) this.#guard(leftStart, leftEnd);
+    if (alike.guardRight) this.#guard(rightStart, this.#at - 1);
+    return 'boolean';
   }
 
   #guard(first: number, last: number): void {
@@ -583,7 +576,7 @@ class PredicateParser {
 }
 
 /** The expression's tokens, or null for one whose literal or comment is not closed. */
-function lex(expression: string): Token[] | null {
+export function lex(expression: string): Token[] | null {
   const tokens: Token[] = [];
   let at = 0;
   while (at < expression.length) {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { absolutePaths } from '../../../src/engine/libxml2/xpath31-paths.js';
-import { hoistAbsolutePaths } from '../../../src/engine/validate/schematron/hoisted-paths.js';
+import {
+  hoistAbsolutePaths,
+  unionOfDescendants,
+} from '../../../src/engine/validate/schematron/hoisted-paths.js';
 import { validate } from '../../../src/engine/validate/validate.js';
 
 const SCH = 'http://purl.oclc.org/dsdl/schematron';
@@ -53,5 +56,21 @@ describe('a rule on many nodes whose tests read absolute paths (XPath 3.1)', () 
     const result = validate(DOC, RULES);
     expect(result.schematron?.by_id).toEqual({ REF: 1, 'REF-CURRENT': 1, COUNT: 2 });
     expect(result.violations?.filter((v) => v.message === 'No line 9.')).toHaveLength(1);
+  });
+});
+
+describe('unionOfDescendants', () => {
+  it('writes //(a|b) at the start of a path as a union of two paths the planner reads, and leaves the rest', () => {
+    expect(unionOfDescendants('//(cac:A|cac:B)/xs:decimal(c)')).toBe('(//cac:A | //cac:B)/xs:decimal(c)');
+    expect(unionOfDescendants('//(a)')).toBe('(//a)');
+    expect(unionOfDescendants('//(a|b[1])/c')).toBe('//(a|b[1])/c');
+    expect(unionOfDescendants('/r//(a|b)')).toBe('/r//(a|b)');
+  });
+
+  it('answers as before: the same nodes, in document order, once each', () => {
+    const rules = `<schema xmlns="${SCH}" queryBinding="xslt2"><pattern><rule context="/r">
+      <assert id="SUM" test="sum(//(a|b)/xs:decimal(@v)) = 6 and string-join(//(b|a)/@v, ',') = '1,2,3'">m</assert>
+    </rule></pattern></schema>`;
+    expect(validate('<r><a v="1"><b v="2"/></a><a v="3"/></r>', rules).valid).toBe(true);
   });
 });

@@ -18,7 +18,7 @@ export function hoistAbsolutePaths(tests: readonly string[]): { tests: string[];
     let copied = 0;
     for (const { start, end, variables } of spans) {
       if (variables) continue;
-      const path = test.slice(start, end);
+      const path = unionOfDescendants(test.slice(start, end));
       let name = byPath.get(path);
       if (name === undefined) {
         name = `oxml-path-${byPath.size + 1}`;
@@ -31,4 +31,20 @@ export function hoistAbsolutePaths(tests: readonly string[]): { tests: string[];
     return pieces.join('');
   });
   return { tests: rewritten, lets: [...byPath].map(([value, name]) => ({ name, value })) };
+}
+
+/** `//(a|b)` at the start of a path: its union of names, for `unionOfDescendants`. */
+const DESCENDANTS_BY_NAMES = /^\/\/\(\s*([\w.-]+(?::[\w.-]+)?(?:\s*\|\s*[\w.-]+(?::[\w.-]+)?)*)\s*\)/u;
+
+/**
+ * `//(a|b)/c` as `(//a | //b)/c`: the same nodes in the same order (the union of the children
+ * named a or b of every node, in document order), but a form ADR 0055's planner reads, so
+ * libxml2 selects `//a` and `//b` where fontoxpath walked every node of the document (EN 16931's
+ * `//(cac:InvoiceLine|cac:CreditNoteLine)/xs:decimal(cbc:LineExtensionAmount)`).
+ */
+export function unionOfDescendants(path: string): string {
+  const match = DESCENDANTS_BY_NAMES.exec(path);
+  if (match === null) return path;
+  const names = (match[1] as string).split('|').map((name) => `//${name.trim()}`);
+  return `(${names.join(' | ')})${path.slice(match[0].length)}`;
 }

@@ -6,7 +6,8 @@ import { xpath31View } from '../../query/xpath31.js';
 import { forgetPatterns } from '../../query/xsd-regex.js';
 import { type Evaluator, selectionOf, withCurrent } from './evaluator.js';
 import { hoistAbsolutePaths } from './hoisted-paths.js';
-import type { Let, Rule } from './model.js';
+import type { Check, Let, Rule } from './model.js';
+import { routedChecks, xpath1Selection, xpath1Values } from './xpath1-routed.js';
 
 /*
  * queryBinding xslt2, xslt3, xpath2, xpath3, xpath31: fontoxpath over the same parse through the
@@ -68,6 +69,8 @@ export function xpath31Evaluator(
 ): Evaluator {
   keepOnly(schemaKey);
   const view = xpath31View(doc);
+  /** The document guards of the tests libxml2 takes (xpath1-tests.ts), each asked once per call. */
+  const guardsAnswered = new Map<string, boolean>();
   const evaluate = (expression: string, nodes: readonly NodeRef[], what: () => string): PlainItem[] => {
     const sizeBefore = compiledExpressions()?.size ?? 0;
     try {
@@ -91,59 +94,85 @@ export function xpath31Evaluator(
         body,
       )})`,
     );
-  return {
-    contexts(rules, lets) {
-      const selections = rules.map((rule) => `(${selectionOf(rule.context)}\n), 0`);
-      const items = evaluate(
-        withLets(lets, `(${selections.join(', ')})`),
-        [],
-        () => 'A rule context of the pattern',
-      );
-      const groups: NodeRef[][] = [[]];
-      for (const item of items) {
-        if (typeof item === 'object') groups[groups.length - 1]?.push(item.node);
-        else if (item === 0) groups.push([]);
-        else {
-          throw new EngineError({
-            code: 'xpath-failed',
-            message: `A rule context of the pattern selects values, not nodes: a context must match nodes (\`${rules.map((rule) => rule.context).join('`, `')}\`).`,
-          });
+  /** Each check's test on each node (node-major), by fontoxpath: one evaluation for the rule. */
+  const testValues = (
+    rule: Rule,
+    checks: readonly Check[],
+    nodes: readonly NodeRef[],
+    lets: readonly Let[],
+  ) => {
+    const hoisted = hoistAbsolutePaths(checks.map((check) => withCurrent(check.test, CURRENT)));
+    const tests = hoisted.tests.map((test) => `boolean((${test}\n))`);
+    return evaluate(perNode(rule, [...lets, ...hoisted.lets], `(${tests.join(', ')})`), nodes, () => {
+      // Which check failed, so the sentence names it: each alone, on the same nodes.
+      for (const check of checks) {
+        try {
+          evaluateXPath31Plain(
+            view,
+            perNode(rule, lets, `boolean((${withCurrent(check.test, CURRENT)}\n))`),
+            namespaces,
+            {
+              'oxml-nodes': nodes,
+            },
+          );
+        } catch {
+          return `The ${check.kind}${check.id ? ` "${check.id}"` : ''} \`${check.test}\` (rule \`${rule.context}\`, line ${rule.line})`;
         }
       }
-      return groups.slice(0, rules.length);
+      return `The rule \`${rule.context}\` (line ${rule.line})`;
+    });
+  };
+  /** The context nodes of each rule, selected by fontoxpath in one evaluation. */
+  const fontoxpathContexts = (rules: readonly Rule[], lets: readonly Let[]): NodeRef[][] => {
+    const selections = rules.map((rule) => `(${selectionOf(rule.context)}\n), 0`);
+    const items = evaluate(
+      withLets(lets, `(${selections.join(', ')})`),
+      [],
+      () => 'A rule context of the pattern',
+    );
+    const groups: NodeRef[][] = [[]];
+    for (const item of items) {
+      if (typeof item === 'object') groups[groups.length - 1]?.push(item.node);
+      else if (item === 0) groups.push([]);
+      else {
+        throw new EngineError({
+          code: 'xpath-failed',
+          message: `A rule context of the pattern selects values, not nodes: a context must match nodes (\`${rules.map((rule) => rule.context).join('`, `')}\`).`,
+        });
+      }
+    }
+    return groups.slice(0, rules.length);
+  };
+  return {
+    contexts(rules, lets) {
+      const groups = rules.map((rule) => xpath1Selection(view.docPtr, rule, namespaces, guardsAnswered));
+      const left = rules.filter((_, index) => groups[index] === null);
+      if (left.length === 0) return groups as NodeRef[][];
+      const selected = fontoxpathContexts(left, lets);
+      return groups.map((group) => group ?? (selected.shift() as NodeRef[]));
     },
     fires(rule, nodes, lets) {
       if (rule.checks.length === 0 || nodes.length === 0) return [];
-      const hoisted = hoistAbsolutePaths(rule.checks.map((check) => withCurrent(check.test, CURRENT)));
-      const tests = hoisted.tests.map((test) => `boolean((${test}\n))`);
-      const items = evaluate(
-        perNode(rule, [...lets, ...hoisted.lets], `(${tests.join(', ')})`),
-        nodes,
-        () => {
-          // Which check failed, so the sentence names it: each alone, on the same nodes.
-          for (const check of rule.checks) {
-            try {
-              evaluateXPath31Plain(
-                view,
-                perNode(rule, lets, `boolean((${withCurrent(check.test, CURRENT)}\n))`),
-                namespaces,
-                {
-                  'oxml-nodes': nodes,
-                },
-              );
-            } catch {
-              return `The ${check.kind}${check.id ? ` "${check.id}"` : ''} \`${check.test}\` (rule \`${rule.context}\`, line ${rule.line})`;
-            }
-          }
-          return `The rule \`${rule.context}\` (line ${rule.line})`;
-        },
-      );
-      return rule.checks.length === 0
-        ? []
-        : items.map((value, index) => {
-            const check = rule.checks[index % rule.checks.length];
-            return check?.kind === 'assert' ? value === false : value === true;
-          });
+      const routed = routedChecks(rule.checks, nodes.length, namespaces);
+      const forms = routed.filter((form) => form !== null);
+      const byLibxml2 =
+        forms.length === 0 ? null : xpath1Values(view.docPtr, forms, nodes, namespaces, guardsAnswered);
+      const rest =
+        byLibxml2 === null ? rule.checks : rule.checks.filter((_, index) => routed[index] === null);
+      const restValues = rest.length === 0 ? [] : testValues(rule, rest, nodes, lets);
+      const fires: boolean[] = [];
+      nodes.forEach((_, node) => {
+        let fromLibxml2 = 0;
+        let fromRest = node * rest.length;
+        rule.checks.forEach((check, index) => {
+          const value =
+            byLibxml2 !== null && routed[index] !== null
+              ? byLibxml2[node]?.[fromLibxml2++] === true
+              : restValues[fromRest++] === true;
+          fires.push(check.kind === 'assert' ? !value : value);
+        });
+      });
+      return fires;
     },
     message(rule, node, parts, lets) {
       const expressions = parts.flatMap((part) =>
