@@ -155,6 +155,16 @@ export function planPaths(expression: string, namespaces: Record<string, string>
       index = computed.last;
       continue;
     }
+    if (CASTING_AGGREGATES.has(soleArgumentOf(tokens, index, found.last) ?? '')) {
+      perItem.push({ path: noteUse(found, 'pointers'), expression: { kind: 'untyped', path: [] } });
+      pieces.push(
+        expression.slice(copied, token.start),
+        `Q{${SELECTED_NAMESPACE}}per-item-double(${perItem.length})`,
+      );
+      copied = (tokens[found.last] as Token).end;
+      index = found.last;
+      continue;
+    }
     if (isDistinctValuesOf(tokens, index, found.last)) {
       // distinct-values(path): each distinct text once, in the order of its first node, as
       // xs:untypedAtomic (what atomizing a node of an untyped document gives).
@@ -251,15 +261,27 @@ function comparedNodes(tokens: Token[], pathStart: number, pathLast: number): nu
  * where fontoxpath wrapped, atomized and keyed every node.
  */
 function isDistinctValuesOf(tokens: Token[], pathStart: number, pathLast: number): boolean {
+  return soleArgumentOf(tokens, pathStart, pathLast) === 'distinct-values';
+}
+
+/**
+ * `sum(path)`, `avg`, `min`, `max`: each of these casts an untyped value to xs:double, so the
+ * path's nodes' texts cast to xs:double are the argument, computed from the structs as a
+ * per-item value of the node itself (xpath31-per-item.ts), where fontoxpath wrapped and atomized
+ * every node; a text that is not a plain number leaves the expression as written.
+ */
+const CASTING_AGGREGATES = new Set(['sum', 'avg', 'min', 'max']);
+
+/** The function (in no namespace or `fn:`) whose one argument is the path, or null. */
+function soleArgumentOf(tokens: Token[], pathStart: number, pathLast: number): string | null {
   const name = tokens[pathStart - 2];
-  return (
-    isSymbol(tokens[pathStart - 1], '(') &&
+  return isSymbol(tokens[pathStart - 1], '(') &&
     isSymbol(tokens[pathLast + 1], ')') &&
     name?.kind === 'name' &&
     (name.prefix === null || name.prefix === 'fn') &&
-    name.local === 'distinct-values' &&
     name.before === '('
-  );
+    ? name.local
+    : null;
 }
 
 /**

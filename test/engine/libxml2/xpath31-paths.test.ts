@@ -39,6 +39,9 @@ describe('planPaths: which paths libxml2 selects', () => {
     expect(planPaths('//t[. = $k], //r[$k = price]', NS)?.expression).toBe(
       "Q{urn:oxml-mcp:xpath31-selected}where(1, '.', $k), Q{urn:oxml-mcp:xpath31-selected}where(2, 'price', $k)",
     );
+    expect(planPaths('sum(//r/price), fn:max(//r/@n), count(//r)', NS)?.expression).toBe(
+      'sum(Q{urn:oxml-mcp:xpath31-selected}per-item-double(1)), fn:max(Q{urn:oxml-mcp:xpath31-selected}per-item-double(2)), count((Q{urn:oxml-mcp:xpath31-selected}selected(3)))',
+    );
     expect(planPaths('//r[price = $k + 1], //r[x:p = $k], //r[name() = $k]', NS)?.expression).not.toContain(
       'where(',
     );
@@ -206,6 +209,8 @@ describe('evaluateXPath31Counted with paths selected by libxml2', () => {
       "let $keys := ('5', '10') return //r[$keys = price]/@n ! string()",
       // A number compares as a number ('04' = 4): left to fontoxpath as written.
       'for $n in (1, 4) return count(//r[@n = $n])',
+      // An aggregate of a selected path: its texts cast to xs:double from the structs.
+      'sum(//r/price) => xs:double(), avg(//r/@n), max(//r/price), min(//g/item/@id ! string())',
       'for $k in //g/item/@type return count(//r[$k = @k]) + count(//g/item[@type = $k])',
     ]) {
       const { selected, walked } = both(doc, expression);
@@ -233,6 +238,16 @@ describe('evaluateXPath31Counted with paths selected by libxml2', () => {
     // `INF` is a number to XPath 3.1 (not to 1.0): the answer stays 3.1's.
     const infinite = both(odd, 'count(//r[price = "INF" or price > 50]) => xs:integer()');
     expect(infinite.selected).toEqual(infinite.walked);
+    // sum, avg, min and max cast each text to xs:double: `n/a` fails, `INF` is infinite, as written.
+    for (const expression of [
+      'sum(//r/price)',
+      'max(//r[2]/price)',
+      'avg(//r[3]/price)',
+      'min(//r[position() != 2]/price)',
+    ]) {
+      const aggregate = both(odd, expression);
+      expect(aggregate.selected, expression).toEqual(aggregate.walked);
+    }
   });
 
   it('answers an absolute path from the document where XPath 3.1 has no node to start from (the one difference)', () => {
