@@ -40,8 +40,9 @@ describe('the MCP server through an in-memory client', () => {
     // docs/tool-design.md: the catalogue a model pays for on every turn, in UTF-8 bytes.
     // Issue 22 set 7,200 as the bound with XPath 3.1 in the catalogue; issue 32 7,700 with
     // Schematron: its phase argument and what its findings carry (ADR 0053), 7,680 bytes; then
-    // 7,800 with its counts by flag or role (7,778), which two model trials needed.
-    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(7800);
+    // 7,800 with its counts by flag or role (7,778), which two model trials needed; 7,850 when
+    // `xsd` said its handle goes in `schema` (7,805): a model put the schema's text there first.
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(7850);
   });
 
   it('tells the model to call xml_inspect first', () => {

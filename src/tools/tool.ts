@@ -238,7 +238,9 @@ export const documentArguments = {
 
 /** xml_validate's schema: its text as `xsd`, or its handle as `schema`. */
 export const schemaArguments = {
-  xsd: documentText().describe('The schema as text: XSD, RELAX NG (XML), Schematron or DTD.').optional(),
+  xsd: documentText()
+    .describe('The schema text: XSD, RELAX NG (XML), Schematron or DTD; then its handle as schema.')
+    .optional(),
   schema: z.string().optional(),
 };
 
