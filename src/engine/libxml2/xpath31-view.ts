@@ -32,7 +32,7 @@ const SHORT_TEXT = 64;
 
 // fontoxpath ships a UMD file as `main`, whose names Node's ESM loader cannot see (tsx, the tests'
 // workers), and an ES module as `module` (the bundle); both have the API as their default export.
-const { evaluateXPath, registerCustomXPathFunction } = ((
+const { evaluateXPath, registerCustomXPathFunction, registerXQueryModule } = ((
   fontoxpathModule as unknown as { default?: typeof fontoxpathModule }
 ).default ?? fontoxpathModule) as typeof fontoxpathModule;
 
@@ -605,14 +605,28 @@ const ATOMIC_TYPES = [
   'xs:hexBinary',
   'xs:base64Binary',
 ];
-const TYPE_CHAIN = `${ATOMIC_TYPES.map((type) => `if (. instance of ${type}) then '${type}' else `).join('')}'xs:anyAtomicType'`;
+const TYPE_CHAIN = `${ATOMIC_TYPES.map((type) => `if ($item instance of ${type}) then '${type}' else `).join('')}'xs:anyAtomicType'`;
 const ATOMIC_KEY = 'oxml-xpath31-atomic';
+/** The prefix under which each evaluation imports the answer module below. */
+const ANSWER_PREFIX = 'oxml-mcp-answer';
+const ANSWER_MODULE = 'urn:oxml-mcp:xpath31-answer';
 /**
- * Applied to each item of the user's expression: an atomic value becomes a map of its type and
- * string(), since fontoxpath hands atomics to JavaScript as numbers, Dates or internal objects
- * (durations) and the type is lost (1e21 and 10000000000000000000000 are the same number).
+ * What an answer reads of a result, as an XQuery function compiled once per worker: its count,
+ * whether every item is a node, and the first `$limit` items, each atomic value as a map of its
+ * type and string() (fontoxpath hands atomics to JavaScript as numbers, Dates or internal
+ * objects, and the type is lost: 1e21 and 10000000000000000000000 are the same number). Written
+ * into each expression, its 1,400 characters cost ~5 ms of compilation on every call, four
+ * fifths of a small question's time (ADR 0055, addendum 4).
  */
-const ITEM_INFO = ` ! (if (. instance of xs:anyAtomicType) then map{'${ATOMIC_KEY}': (${TYPE_CHAIN}), 'text': string(.)} else .)`;
+registerXQueryModule(`module namespace ${ANSWER_PREFIX} = "${ANSWER_MODULE}";
+declare function ${ANSWER_PREFIX}:items($all as item()*, $limit as xs:integer) as item()* {
+  count($all),
+  every $item in $all satisfies $item instance of node(),
+  for $item in subsequence($all, 1, $limit) return
+    if ($item instance of xs:anyAtomicType)
+    then map { '${ATOMIC_KEY}': (${TYPE_CHAIN}), 'text': string($item) }
+    else $item
+};`);
 
 /**
  * Evaluates an XPath 3.1 expression with the document node as context item. Prefixes are bound
@@ -809,6 +823,7 @@ function evaluateCounted(
     // 1,900 characters), so distinct expressions filled the heap that later calls need (ADR 0048).
     // A repeated expression pays its compile again: 2-7 ms, measured.
     disableCache: true,
+    moduleImports: { [ANSWER_PREFIX]: ANSWER_MODULE },
   };
   const run = (text: string) =>
     evaluateXPath(
@@ -833,9 +848,7 @@ function evaluateCounted(
     // below when the wrapped one fails to parse, so positions are the user's. Only the items an
     // answer can show are typed and handed to JavaScript: `1 to 200000` costs its count, not
     // 200,000 maps.
-    results = run(
-      `let $oxml-all := (${expression}\n) return (count($oxml-all), every $oxml-item in $oxml-all satisfies $oxml-item instance of node(), subsequence($oxml-all, 1, ${limit})${ITEM_INFO})`,
-    );
+    results = run(`${ANSWER_PREFIX}:items((${expression}\n), ${limit})`);
   } catch (error) {
     if (error instanceof Error && /XPST0003/.test(error.message)) run(expression);
     throw error;

@@ -82,6 +82,15 @@ describe('evaluateXPath31 (fontoxpath over libxml2 pointers)', () => {
     expect(run('[1, "x"]')).toEqual([{ kind: 'array', value: [1, 'x'] }]);
   });
 
+  it('finds positions with index-of, taking values XPath cannot compare as unequal', () => {
+    expect(atomics(run('index-of((1, "a", 2.0, "b", 2e0, 3), 2)'))).toEqual(['xs:integer 3', 'xs:integer 5']);
+    expect(atomics(run('index-of(//f:item/@id ! string(.), "1")'))).toEqual(['xs:integer 2']);
+    expect(atomics(run('index-of((xs:date("2024-01-31"), "2024-01-31"), "2024-01-31")'))).toEqual([
+      'xs:integer 2',
+    ]);
+    expect(run('index-of((), 1)')).toEqual([]);
+  });
+
   it('runs XQuery FLWOR with order by', () => {
     const items = run('for $i in //f:item order by number($i/@id) return string($i/@id)', 'xquery');
     expect(atomics(items)).toEqual(['xs:string 1', 'xs:string 2']);

@@ -46,8 +46,6 @@ export const CAUSES = {
     'fn:min and fn:max accept strings mixed with numbers, and xs:QName values, without FORG0006',
   'array-not-atomized':
     'fn:min and fn:max return an array argument as is instead of atomizing it (max([1,2,3,4,5]) should be 5)',
-  'index-of-incomparable':
-    'fn:index-of raises XPTY0004 on values of incomparable types, which XPath treats as not equal',
   'derived-type-lost':
     "results lose derived types: max of xs:token values is an xs:string, sum(xs:unsignedShort('1')) is not an xs:unsignedShort",
   'years-before-100':
@@ -810,12 +808,6 @@ export const BY_CAUSE: Readonly<Record<Cause, readonly string[]>> = {
     'K-SeqMINFunc-38',
   ],
   'array-not-atomized': ['fn-max-19', 'fn-min-19'],
-  'index-of-incomparable': [
-    'fn-indexof-mix-args-021',
-    'K-SeqIndexOfFunc-11',
-    'K-SeqIndexOfFunc-16',
-    'K-SeqIndexOfFunc-18',
-  ],
   'derived-type-lost': ['fn-max-18', 'fn-min-18', 'K2-SeqSUMFunc-4'],
   'years-before-100': ['op-subtract-dates-yielding-DTD-8', 'op-subtract-dateTimes-yielding-DTD-8'],
   'missing-functions': [
