@@ -13,7 +13,7 @@
  * so the values are handed back as one typed sequence.
  */
 
-import type { Token } from './xpath31-paths.js';
+import type { Token } from './xpath31-lex.js';
 
 /** A child or attribute step by name; `uri` null is no namespace. */
 export interface NodeStep {

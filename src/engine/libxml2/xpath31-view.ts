@@ -16,6 +16,7 @@ import { heapWords } from './memory.js';
 import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
 import { type DocumentRef, type NodeRef, stringValue } from './tree.js';
 import { decodeUtf8 } from './utf8.js';
+import { hoistInvariantPredicates } from './xpath31-invariant-predicates.js';
 import { type PathPlan, type PerItem, planPaths, SELECTED_NAMESPACE } from './xpath31-paths.js';
 import { type NodeStructs, perItemValues } from './xpath31-per-item.js';
 import { type Selection, selectPaths } from './xpath31-selected.js';
@@ -565,7 +566,9 @@ export interface Xpath31Options {
   limit?: number;
   /**
    * Whether absolute paths XPath 1.0 can say are selected by libxml2 (xpath31-paths.ts, ADR
-   * 0055); default true. False evaluates every step in fontoxpath, as before.
+   * 0055) and predicates that read no focus evaluated once per filter
+   * (xpath31-invariant-predicates.ts); default true. False evaluates the expression as written,
+   * every step in fontoxpath, as before.
    */
   selectPaths?: boolean;
   /** libxml2's step budget for each path it selects. */
@@ -652,16 +655,18 @@ export function evaluateXPath31Counted(
   options: Xpath31Options = {},
 ): Xpath31Answer {
   const view = options.view ?? new Xpath31View(doc);
-  const plan = options.selectPaths === false ? null : planPaths(expression, namespaces);
+  const rewrite = options.selectPaths !== false;
+  const hoisted = rewrite ? hoistInvariantPredicates(expression) : null;
+  const plan = rewrite ? planPaths(hoisted ?? expression, namespaces) : null;
   const selections = plan && selectPaths(view, plan, namespaces, options.opLimit);
-  if (plan && selections) {
-    try {
+  try {
+    if (plan && selections)
       return withSelections(view, plan, selections, () =>
         evaluateCounted(view, plan.expression, namespaces, options),
       );
-    } catch {
-      // Evaluated as written below: its error is the one to tell, in the user's own terms.
-    }
+    if (hoisted !== null) return evaluateCounted(view, hoisted, namespaces, options);
+  } catch {
+    // Evaluated as written below: its error is the one to tell, in the user's own terms.
   }
   return evaluateCounted(view, expression, namespaces, options);
 }

@@ -1,6 +1,6 @@
 import { MAX_XPATH_NESTING } from '../../../limits.js';
 import { type ComparedOperand, comparedAlike } from '../../libxml2/xpath-comparison.js';
-import { lex, type Token } from '../../libxml2/xpath31-paths.js';
+import { lex, type Token } from '../../libxml2/xpath31-lex.js';
 
 /**
  * A test of an XPath 3.1 rule (`queryBinding="xslt2"`) that libxml2 can evaluate as XPath 1.0
