@@ -153,6 +153,17 @@ export function planPaths(expression: string, namespaces: Record<string, string>
       index = found.last;
       continue;
     }
+    if (isDistinctValuesOf(tokens, index, found.last) && isCountOfCall(tokens, index - 2, found.last + 1)) {
+      // count(distinct-values(path)): how many distinct texts, with none handed to fontoxpath.
+      const number = noteUse(found, 'texts');
+      pieces.push(
+        expression.slice(copied, (tokens[index - 4] as Token).start),
+        `Q{${SELECTED_NAMESPACE}}distinct-count(${number})`,
+      );
+      copied = (tokens[found.last + 2] as Token).end;
+      index = found.last + 2;
+      continue;
+    }
     if (isDistinctValuesOf(tokens, index, found.last)) {
       // distinct-values(path): each distinct text once, in the order of its first node, as
       // xs:untypedAtomic (what atomizing a node of an untyped document gives).
@@ -250,6 +261,11 @@ function comparedNodes(tokens: Token[], pathStart: number, pathLast: number): nu
  */
 function isDistinctValuesOf(tokens: Token[], pathStart: number, pathLast: number): boolean {
   return soleArgumentOf(tokens, pathStart, pathLast) === 'distinct-values';
+}
+
+/** Whether the call whose name is `name` and whose `)` is `close` is the sole argument of `count`. */
+function isCountOfCall(tokens: Token[], name: number, close: number): boolean {
+  return soleArgumentOf(tokens, name, close) === 'count';
 }
 
 /**

@@ -788,6 +788,16 @@ registerCustomXPathFunction(
     return [...new Set(nodesOf(number).map(textOf))];
   },
 );
+registerCustomXPathFunction(
+  { namespaceURI: SELECTED_NAMESPACE, localName: 'distinct-count' },
+  ['xs:integer'],
+  'xs:integer',
+  (_, number: number) => {
+    const selection = selected[number - 1];
+    if (selection !== undefined && 'distinctTexts' in selection) return selection.distinctTexts.length;
+    return new Set(nodesOf(number).map(textOf)).size;
+  },
+);
 /** A selected node's string-value (an attribute's read in place; an element's by libxml2). */
 function textOf(node: LxNode): string {
   if (node.nodeType === ATTRIBUTE) return node.value;

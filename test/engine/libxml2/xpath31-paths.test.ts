@@ -98,8 +98,13 @@ describe('planPaths: which paths libxml2 selects', () => {
   });
 
   it('answers distinct-values of a selected path from its distinct texts, with no node wrapped', () => {
-    expect(planPaths('count(distinct-values(//@xml:lang))', NS)).toEqual({
-      expression: 'count((Q{urn:oxml-mcp:xpath31-selected}distinct-texts(1)))',
+    expect(planPaths('string-join(distinct-values(//@xml:lang))', NS)).toEqual({
+      expression: 'string-join((Q{urn:oxml-mcp:xpath31-selected}distinct-texts(1)))',
+      paths: [{ path: '//@xml:lang', guards: [], textsOnly: true }],
+    });
+    // Counted: only their number, no value handed to fontoxpath.
+    expect(planPaths('count(distinct-values(//@xml:lang)) + 1', NS)).toEqual({
+      expression: 'Q{urn:oxml-mcp:xpath31-selected}distinct-count(1) + 1',
       paths: [{ path: '//@xml:lang', guards: [], textsOnly: true }],
     });
     // A path also read as nodes elsewhere is selected once, as nodes, for both uses.
@@ -201,6 +206,7 @@ describe('evaluateXPath31Counted with paths selected by libxml2', () => {
       // Untyped: '04' equals 4 as a number, and ' 70 ' keeps its spaces as a text.
       'distinct-values(//r/@n) = 4, distinct-values(//price) ! string()',
       'count(distinct-values(//@k)), distinct-values(/d/g/item/@type)',
+      'count(distinct-values(//r/price)), count(distinct-values(//r/@k)) + count(//r/@k)',
       // One path read both ways: selected as nodes, its distinct texts taken from them.
       "string-join(for $k in distinct-values(//r/@k) return $k || '=' || count(//r/@k[. = $k]), ' ')",
       'for $p in distinct-values(//price) return count(//price[. = $p])',
