@@ -38,7 +38,7 @@ describe('xml_validate with an ISO Schematron schema', () => {
         'PRICE (failed assert, warning): Each o:item needs a price.',
         '  test: @price',
         '  at line 4, /o:order/o:item[3]',
-        'Paths write namespaced elements with the prefixes "namespaces": {"o":"urn:order"}; pass the same to xml_query to select them.',
+        'Paths and tests write namespaced names with the prefixes "namespaces": {"o":"urn:order"}; pass the same to xml_query to select them.',
       ].join('\n'),
     );
     const answer = answerOf(result.structuredContent);
@@ -49,7 +49,7 @@ describe('xml_validate with an ISO Schematron schema', () => {
       namespaces: { o: 'urn:order' },
       schematron: { phase: '#ALL', rules_fired: 6, nodes_checked: 3, by_id: { QTY: 2, PRICE: 1 } },
       notes: [
-        'Paths write namespaced elements with the prefixes "namespaces": {"o":"urn:order"}; pass the same to xml_query to select them.',
+        'Paths and tests write namespaced names with the prefixes "namespaces": {"o":"urn:order"}; pass the same to xml_query to select them.',
       ],
     });
     expect(answer.violations).toEqual([

@@ -144,9 +144,11 @@ function describe(violation: Violation): string {
 }
 
 /** The paths' prefixes, so a model can pass them to xml_query and select the element a violation names. */
-function prefixesNote({ namespaces }: ValidateResult): string {
+function prefixesNote({ namespaces, language }: ValidateResult): string {
   if (!namespaces) return '';
-  return `Paths write namespaced elements with the prefixes "namespaces": ${JSON.stringify(namespaces)}; pass the same to xml_query to select them.`;
+  const writers =
+    language === 'schematron' ? 'Paths and tests write namespaced names' : 'Paths write namespaced elements';
+  return `${writers} with the prefixes "namespaces": ${JSON.stringify(namespaces)}; pass the same to xml_query to select them.`;
 }
 
 function truncationNote({ total, violations, truncated, language }: ValidateResult): string {

@@ -46,8 +46,8 @@ export interface ValidateResult {
   /** Schematron only: the phase run, rules fired, nodes checked, and the findings counted by id. */
   schematron?: SchematronSummary;
   /**
-   * The prefixes the violations' paths give namespaced elements (prefix → URI), the same a query
-   * needs as `namespaces` to select them; absent when no path names one.
+   * The prefixes the violations' paths (and Schematron's tests) give namespaced names (prefix →
+   * URI), the same a query needs as `namespaces` to select them; absent when none names one.
    */
   namespaces?: Record<string, string>;
 }
@@ -135,20 +135,27 @@ function validateSchematron(xml: XmlSource, schema: Schematron): ValidateResult 
   });
 }
 
-/** The bindings the listed paths' prefixes need, and no others. */
+/**
+ * The bindings the listed findings' prefixes need, and no others: their paths' and their tests'
+ * (a test names the children the next query reads, `cbc:Percent` under a path's
+ * `cac:ClassifiedTaxCategory`: a model trying an invoice had to find that URI itself).
+ */
 function usedBindings(
   findings: readonly Finding[],
   bindings: Record<string, string>,
 ): Record<string, string> {
   const used: Record<string, string> = {};
-  for (const { path } of findings) {
-    for (const [, prefix] of (path ?? '').matchAll(/\/([\w.-]+):/g)) {
+  for (const { path, test } of findings) {
+    for (const [, prefix] of `${path ?? ''} ${test ?? ''}`.matchAll(PREFIXED_NAME)) {
       const uri = bindings[prefix as string];
       if (uri !== undefined) used[prefix as string] = uri;
     }
   }
   return used;
 }
+
+/** A prefix before `:` and a name or `*` (not an axis before `::`, not the end of a longer name). */
+const PREFIXED_NAME = /(?<![\w.$-])([A-Za-z_][\w.-]*):(?=[A-Za-z_*])/g;
 
 function compile(xsd: XmlSource, limits: ValidateLimits, options: ValidateOptions): Compiled | Schematron {
   const bytes = toUtf8(xsd);

@@ -112,6 +112,16 @@ describe.each([
     expect(result.namespaces).toEqual({ x: 'urn:inv' });
   });
 
+  it("binds in `namespaces` the prefixes the findings' paths and tests use, and no others", () => {
+    const doc = '<i:inv xmlns:i="urn:inv" xmlns:c="urn:c"><i:line><c:qty>0</c:qty></i:line></i:inv>';
+    const rules = `<ns prefix="x" uri="urn:inv"/><ns prefix="cq" uri="urn:c"/><ns prefix="unused" uri="urn:u"/>
+      <pattern><rule context="x:line"><assert id="QTY" test="child::cq:qty > 0">qty</assert></rule></pattern>`;
+    const result = validate(doc, schema(rules, binding));
+    expect(result.violations).toMatchObject([{ id: 'QTY', path: '/x:inv/x:line' }]);
+    // cq only in the test: the next query reads it (`x:line/cq:qty`).
+    expect(result.namespaces).toEqual({ x: 'urn:inv', cq: 'urn:c' });
+  });
+
   it('expands abstract rules where they are extended and abstract patterns with their params', () => {
     const rules = `<pattern>
         <rule abstract="true" id="priced"><assert id="PRICED" test="@price">priced</assert></rule>
