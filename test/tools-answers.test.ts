@@ -197,6 +197,21 @@ describe('XPath 2.0+ functions', () => {
     expect(text(two)).not.toContain('oxml-mcp');
   });
 
+  it('answers a predicate that reads no focus and a count of distinct values as written (ADR 0055, addendum 4)', async () => {
+    const xml = '<g><e n="info"/><e n="para"/><e n="info"/><e n="title"/><e n="para"/><e n="info"/></g>';
+    const most = await call('xml_query', {
+      xml,
+      xpath:
+        "let $n := //e/@n ! string(.), $d := distinct-values($n), $c := $d ! count(index-of($n, .)) return $d[index-of($c, max($c))[1]] || ' ' || max($c) || ' of ' || count(distinct-values(//e/@n))",
+    });
+    expect(answer(most)).toMatchObject({ type: 'string', values: ['info 3 of 3'], xpath_version: '3.1' });
+    // An error in a hoisted predicate is told in the user's words.
+    const unbound = await call('xml_query', { xml, xpath: 'let $d := //e return $d[count($missing)]' });
+    expect(unbound.isError).toBe(true);
+    expect(text(unbound)).toContain('XPST0008');
+    expect(text(unbound)).not.toContain('oxml-');
+  });
+
   it('says what to write instead of a function neither XPath here has', async () => {
     const result = await call('xml_query', {
       xml: '<r><p>3.14159</p></r>',

@@ -50,6 +50,11 @@ async function answersAnalyticQuestions(client: Client): Promise<void> {
     '(for $b in //book order by number($b/price) descending return string($b/@id))[position() le 3]',
   );
   expect((ranked.structuredContent as { values: string[] }).values).toEqual(top.map((i) => `b${i}`));
+  // The genre named most: a predicate reading no focus (evaluated once), index-of, a distinct count.
+  const most = await ask(
+    "let $g := //book/@genre ! string(.), $d := distinct-values($g), $c := $d ! count(index-of($g, .)) return $d[index-of($c, max($c))[1]] || ' of ' || count(distinct-values(//@genre))",
+  );
+  expect((most.structuredContent as { values: string[] }).values).toEqual(['fiction of 3']);
   const days = await ask("days-from-duration(xs:date('2024-03-15') - xs:date(//book[1]/@added))");
   expect(text(days)).toBe('60\n(evaluated as XPath 3.1)');
   const regex = await ask("count(//title[matches(., '^Book [0-9]$')])");
