@@ -145,6 +145,27 @@ describe('XPath 2.0+ functions', () => {
     }
   });
 
+  it('spells out an xs:double XPath 3.1 writes in exponent form, in both channels', async () => {
+    const xml = '<r><t p="1394020000"/><t p="1326090000"/><t p="332639000"/><t p="12.5"/></r>';
+    const spelled = (written: string, digits: string) =>
+      `xs:double is written in exponent form from 10^6 up, as XPath 3.1 does: ${written} is ${digits}.`;
+    const total = await call('xml_query', { xml, xpath: 'sum(//t/@p ! number(.))' });
+    expect(text(total)).toBe(
+      `3.0527490125E9\n(evaluated as XPath 3.1)\n${spelled('3.0527490125E9', '3052749012.5')}`,
+    );
+    const top = await call('xml_query', { xml, xpath: 'sum(//t[@p > 1000]/@p ! number(.))' });
+    expect(answer(top)).toMatchObject({
+      values: ['3.052749E9'],
+      notes: ['(evaluated as XPath 3.1)', spelled('3.052749E9', '3052749000')],
+    });
+    // Below 10^6, and XPath 1.0's numbers, are digits already: nothing more is said.
+    for (const xpath of ['sum(//t/@p[. < 1000] ! number(.))', 'sum(//t/@p)']) {
+      expect(answer(await call('xml_query', { xml, xpath })).notes ?? [], xpath).not.toContainEqual(
+        expect.stringContaining('exponent'),
+      );
+    }
+  });
+
   it('answers paths libxml2 selects for XPath 3.1 as 3.1 does, in every output form (ADR 0055)', async () => {
     const xml = `<c:catalog xmlns:c="urn:c"><c:r k="a"><p>10</p></c:r><c:r k="b"><p>60</p></c:r><c:r k="a"><p>70</p></c:r></c:catalog>`;
     const namespaces = { c: 'urn:c' };

@@ -65,7 +65,8 @@ export function answerXPath31(
 ): QueryResult & { hint?: string } {
   try {
     const answer = evaluateIn(view, expression, namespaces, reading.budget.maxValues, reading.opLimit);
-    const hint = decimalNoiseHint(answer.items);
+    const hints = [decimalNoiseHint(answer.items), exponentHint(answer.items)].filter(Boolean);
+    const hint = hints.length > 0 ? hints.join(' ') : undefined;
     return { ...readItems(answer, reading), xpath_version: '3.1', ...(hint === undefined ? {} : { hint }) };
   } finally {
     forgetPatterns();
@@ -144,6 +145,23 @@ function decimalNoiseHint(items: readonly Xpath31Item[]): string | undefined {
   );
   if (noisy === undefined || noisy.kind !== 'atomic') return undefined;
   return `xs:decimal is computed as a double here (exact to about 15 significant digits), so ${noisy.text} carries rounding noise: round it, e.g. round-half-to-even(…, 2) for cents.`;
+}
+
+/**
+ * XPath 3.1 writes an xs:double from 10^6 up in exponent form (`7.688775997E9`), where XPath 1.0
+ * and a model's prose write digits. A model trying CLDR's populations had to convert the sum
+ * itself; the first such value is spelled out (JavaScript writes digits up to 10^21).
+ */
+function exponentHint(items: readonly Xpath31Item[]): string | undefined {
+  const written = items.find(
+    (item) =>
+      item.kind === 'atomic' &&
+      (item.type === 'xs:double' || item.type === 'xs:float') &&
+      /E\d/.test(item.text) &&
+      Math.abs(Number(item.text)) < 1e21,
+  );
+  if (written === undefined || written.kind !== 'atomic') return undefined;
+  return `${written.type} is written in exponent form from 10^6 up, as XPath 3.1 does: ${written.text} is ${String(Number(written.text))}.`;
 }
 
 function significantDigits(text: string): number {
