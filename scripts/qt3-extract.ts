@@ -84,6 +84,7 @@ const TEST_SETS = [
   'fn-ceiling',
   'fn-abs',
   'fn-number',
+  'fn-format-number',
   'op-numeric-divide',
   'op-numeric-integer-divide',
   'op-numeric-mod',

@@ -27,8 +27,8 @@ const INSTRUCTIONS =
   'On an unfamiliar document call xml_inspect first: it gives the element names and the namespaces ' +
   'xml_query needs. Then use xml_query for counts, values and filters in XPath 1.0, or XPath 3.1 for what ' +
   '1.0 cannot say (sum over computed values, distinct-values, sort or `order by`, dates, regex, for/let, ' +
-  'group by as distinct-values + count; XQuery FLWOR with where/order by too; no format-number: use ' +
-  'round-half-to-even): the server does the arithmetic. An unprefixed name matches only ' +
+  'group by as distinct-values + count; XQuery FLWOR with where/order by too; format-number(x, ' +
+  "'#,##0.00') for fixed decimals): the server does the arithmetic. An unprefixed name matches only " +
   'elements in no namespace. Ask several ' +
   'questions in one call with an array of expressions; `output: "xml"` shows matched records whole, ' +
   '`"paths"` where they are. xml_check for ' +

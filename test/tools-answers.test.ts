@@ -233,14 +233,29 @@ describe('XPath 2.0+ functions', () => {
     expect(text(unbound)).not.toContain('oxml-');
   });
 
+  it('formats numbers with format-number: fixed decimals, thousands, a refused picture told why (ADR 0056)', async () => {
+    const xml = '<r><p v="1234.5"/><p v="9.4"/><p v="0.125"/></r>';
+    const formatted = await call('xml_query', { xml, xpath: "//p ! format-number(@v, '#,##0.00')" });
+    expect(answer(formatted)).toMatchObject({ values: ['1,234.50', '9.40', '0.12'], xpath_version: '3.1' });
+    const share = await call('xml_query', { xml, xpath: "format-number(sum(//p/@v) div 2000, '0.0%')" });
+    expect(text(share)).toBe('62.2%\n(evaluated as XPath 3.1)');
+    const wrong = await call('xml_query', { xml, xpath: "format-number(1, '0.0.0')" });
+    expect(wrong.isError).toBe(true);
+    expect(text(wrong)).toContain(
+      'FODF1310: The picture "0.0.0" of format-number is not valid: it has more than one "."',
+    );
+  });
+
   it('says what to write instead of a function neither XPath here has', async () => {
     const result = await call('xml_query', {
       xml: '<r><p>3.14159</p></r>',
-      xpath: "format-number(//p, '0.00')",
+      xpath: "format-date(xs:date(//p), '[D]/[M]')",
     });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('XPST0017');
-    expect(text(result)).toContain('`format-number()`: round-half-to-even(x, 2) rounds to two decimals');
+    expect(text(result)).toContain(
+      '`format-date()`: year-from-date(), month-from-date() and day-from-date() give the parts',
+    );
   });
 });
 

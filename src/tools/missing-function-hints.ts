@@ -7,7 +7,6 @@ import { EngineError } from '../engine/errors.js';
  * remain to explain.
  */
 const INSTEAD: Record<string, string> = {
-  'format-number': 'round-half-to-even(x, 2) rounds to two decimals, string() writes the number',
   'format-date':
     'year-from-date(), month-from-date() and day-from-date() give the parts; concat() or || joins them',
   'format-dateTime':

@@ -55,6 +55,10 @@ async function answersAnalyticQuestions(client: Client): Promise<void> {
     "let $g := //book/@genre ! string(.), $d := distinct-values($g), $c := $d ! count(index-of($g, .)) return $d[index-of($c, max($c))[1]] || ' of ' || count(distinct-values(//@genre))",
   );
   expect((most.structuredContent as { values: string[] }).values).toEqual(['fiction of 3']);
+  const average = await ask("format-number(avg(//book/price), '#,##0.00')");
+  expect(text(average)).toBe(
+    `${(prices.reduce((a, b) => a + b, 0) / prices.length).toFixed(2)}\n(evaluated as XPath 3.1)`,
+  );
   const days = await ask("days-from-duration(xs:date('2024-03-15') - xs:date(//book[1]/@added))");
   expect(text(days)).toBe('60\n(evaluated as XPath 3.1)');
   const regex = await ask("count(//title[matches(., '^Book [0-9]$')])");

@@ -12,6 +12,7 @@
 import type { Bucket, Node as FontoNode, IDomFacade, Options } from 'fontoxpath';
 import * as fontoxpathModule from 'fontoxpath';
 import { XmlNsStruct, xmlNodeGetContent } from 'libxml2-wasm/lib/libxml2.mjs';
+import { formatNumber } from '../query/format-number.js';
 import { heapWords } from './memory.js';
 import { CHILDREN, CONTENT, LAST, NAME, NEXT, NS, PARENT, PREV, PROPERTIES, TYPE } from './node-offsets.js';
 import { type DocumentRef, type NodeRef, stringValue } from './tree.js';
@@ -36,6 +37,22 @@ const SHORT_TEXT = 64;
 const { evaluateXPath, registerCustomXPathFunction, registerXQueryModule } = ((
   fontoxpathModule as unknown as { default?: typeof fontoxpathModule }
 ).default ?? fontoxpathModule) as typeof fontoxpathModule;
+
+// fn:format-number, which fontoxpath lacks (ADR 0056): `xs:numeric?` casts an untyped value to a
+// double, as the function's signature does, so `format-number(@price, '0.00')` reads an attribute.
+const FN = 'http://www.w3.org/2005/xpath-functions';
+registerCustomXPathFunction(
+  { namespaceURI: FN, localName: 'format-number' },
+  ['xs:numeric?', 'xs:string'],
+  'xs:string',
+  (_, value: number | null, picture: string) => formatNumber(value, picture),
+);
+registerCustomXPathFunction(
+  { namespaceURI: FN, localName: 'format-number' },
+  ['xs:numeric?', 'xs:string', 'xs:string?'],
+  'xs:string',
+  (_, value: number | null, picture: string, name: string | null) => formatNumber(value, picture, name),
+);
 
 /** A libxml2 node as fontoxpath sees it: the DOM-like fields it reads, plus the pointer. */
 export class LxNode {

@@ -65,6 +65,7 @@ export const NOT_RUN: ReadonlySet<Cause> = new Set<Cause>(['subsequence-walks-ra
 
 export const BY_CAUSE: Readonly<Record<Cause, readonly string[]>> = {
   'integer-beyond-2^53': [
+    'numberformat120',
     'fn-absintg1args-1',
     'fn-absintg1args-2',
     'fn-absintg1args-3',
@@ -582,6 +583,11 @@ export const BY_CAUSE: Readonly<Record<Cause, readonly string[]>> = {
     'LetExpr005',
   ],
   'decimal-as-double': [
+    'numberformat63',
+    'numberformat119',
+    'cbcl-fn-format-number-017',
+    'cbcl-fn-format-number-022',
+    'cbcl-fn-format-number-037',
     'fn-concatdec2args-1',
     'fn-concatdec2args-2',
     'fn-concatdec2args-3',
