@@ -19,6 +19,17 @@ export type Token =
 const NAME_START = /[\p{L}_]/u;
 const SYMBOLS = ['//', '!=', '<=', '>=', ':=', '::', '||', '=>', '..', '<<', '>>'];
 
+/**
+ * What a literal token is in XPath 1.0 and 3.1 alike: a string without a doubled quote, a number
+ * without an exponent (XPath 1.0 reads neither); null for a literal they read differently,
+ * undefined for a token that is no literal.
+ */
+export function literalAlike(token: Token): 'string' | 'number' | null | undefined {
+  if (token.kind === 'string') return token.escaped ? null : 'string';
+  if (token.kind === 'number') return token.plain ? 'number' : null;
+  return undefined;
+}
+
 /** The expression's tokens, or null for one whose literal or comment is not closed. */
 export function lex(expression: string): Token[] | null {
   const tokens: Token[] = [];

@@ -16,7 +16,7 @@
  */
 
 import { type ComparedOperand, comparedAlike } from './xpath-comparison.js';
-import { lex, type Token } from './xpath31-lex.js';
+import { lex, literalAlike, type Token } from './xpath31-lex.js';
 import { type PerItemExpression, readPerItem } from './xpath31-per-item-plan.js';
 
 /** A path libxml2 selects, and the XPath 1.0 tests that must all be false for its answer to hold. */
@@ -562,13 +562,10 @@ class PredicateParser {
   #operand(): Operand | null {
     if (this.#at >= this.#to) return null;
     const token = this.#reader.token(this.#at) as Token;
-    if (token.kind === 'string') {
+    const literal = literalAlike(token);
+    if (literal !== undefined) {
       this.#at++;
-      return token.escaped ? null : 'string';
-    }
-    if (token.kind === 'number') {
-      this.#at++;
-      return token.plain ? 'number' : null;
+      return literal;
     }
     if (isSymbol(token, '(')) {
       this.#at++;

@@ -41,18 +41,17 @@ const { evaluateXPath, registerCustomXPathFunction, registerXQueryModule } = ((
 // fn:format-number, which fontoxpath lacks (ADR 0056): `xs:numeric?` casts an untyped value to a
 // double, as the function's signature does, so `format-number(@price, '0.00')` reads an attribute.
 const FN = 'http://www.w3.org/2005/xpath-functions';
-registerCustomXPathFunction(
-  { namespaceURI: FN, localName: 'format-number' },
+for (const parameters of [
   ['xs:numeric?', 'xs:string'],
-  'xs:string',
-  (_, value: number | null, picture: string) => formatNumber(value, picture),
-);
-registerCustomXPathFunction(
-  { namespaceURI: FN, localName: 'format-number' },
   ['xs:numeric?', 'xs:string', 'xs:string?'],
-  'xs:string',
-  (_, value: number | null, picture: string, name: string | null) => formatNumber(value, picture, name),
-);
+])
+  registerCustomXPathFunction(
+    { namespaceURI: FN, localName: 'format-number' },
+    parameters,
+    'xs:string',
+    (_, value: number | null, picture: string, name: string | null = null) =>
+      formatNumber(value, picture, name),
+  );
 
 /** A libxml2 node as fontoxpath sees it: the DOM-like fields it reads, plus the pointer. */
 export class LxNode {

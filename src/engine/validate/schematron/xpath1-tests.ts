@@ -1,6 +1,6 @@
 import { MAX_XPATH_NESTING } from '../../../limits.js';
 import { type ComparedOperand, comparedAlike } from '../../libxml2/xpath-comparison.js';
-import { lex, type Token } from '../../libxml2/xpath31-lex.js';
+import { lex, literalAlike, type Token } from '../../libxml2/xpath31-lex.js';
 
 /**
  * A test of an XPath 3.1 rule (`queryBinding="xslt2"`) that libxml2 can evaluate as XPath 1.0
@@ -323,13 +323,10 @@ class TestReader {
   #operand(): Kind | null {
     const token = this.#token();
     if (token === undefined) return null;
-    if (token.kind === 'string') {
+    const literal = literalAlike(token);
+    if (literal !== undefined) {
       this.#at++;
-      return token.escaped ? null : 'string';
-    }
-    if (token.kind === 'number') {
-      this.#at++;
-      return token.plain ? 'number' : null;
+      return literal;
     }
     if (this.#isSymbol('(')) {
       const open = this.#at++;
